@@ -1,0 +1,38 @@
+# The two commands: `make demo` (install, index this repository, search it) and
+# `make test` (install what tests need, run the whole suite). Both create .venv.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# CPU torch from the local wheel cache; `make TORCH=torch` (or a CUDA index) for GPUs.
+TORCH  ?= torch==2.13.0
+export HF_HUB_OFFLINE ?= 1
+export PIP_DISABLE_PIP_VERSION_CHECK = 1
+
+.PHONY: install demo test test-fast lint bench bench-quick clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q "$(TORCH)"
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(BIN)/vq --config examples/demo.yaml build
+	$(BIN)/vq --config examples/demo.yaml status
+	$(BIN)/vq --config examples/demo.yaml search -n 5 "how does a build skip when another holds the lock"
+
+test: install
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-fast: install
+	$(BIN)/python -m pytest -q -m "not model and not slow"
+
+lint: install
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) .vq *.egg-info

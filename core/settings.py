@@ -1,0 +1,356 @@
+"""Settings: config file + ``VQ_*`` environment + flags, parsed once, frozen.
+
+Precedence is flag > environment > file > default. Every effective value
+remembers where it came from (``Settings.sources``) so ``vq doctor`` can show
+it. Validation fails with the file, the key and the fix.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from core import paths
+from core.errors import ConfigError
+
+KINDS = ("notes", "code", "docs")
+DEVICES = ("auto", "cuda", "mps", "cpu")
+METHODS = ("hybrid", "lexical", "dense")
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class Vault:
+    id: str
+    path: Path
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    kind: str = "notes"
+    gitignore: bool = True
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    max_chars: int = 1500
+    min_chars: int = 200
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    limit: int = 10
+    method: str = "hybrid"
+    pool: int = 100
+    rrf_k: int = 60
+    rerank_model: str | None = None
+    rerank_top: int = 30
+    recency_half_life_days: float = 30.0
+
+
+@dataclass(frozen=True)
+class MaintenanceSettings:
+    cleanup_grace_minutes: float = 10.0
+    vector_index_min_rows: int = 100_000
+
+
+@dataclass(frozen=True)
+class ScheduleSettings:
+    cron: str = "*/5 * * * *"
+    jitter_seconds: int = 20
+    misfire_grace_seconds: int = 120
+    log_file: str | None = None
+
+
+SECTIONS: dict[str, type] = {
+    "chunk": ChunkSettings,
+    "search": SearchSettings,
+    "maintenance": MaintenanceSettings,
+    "schedule": ScheduleSettings,
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    index_dir: str
+    config_file: Path | None = None
+    model: str = DEFAULT_MODEL
+    device: str = "auto"
+    batch_size: int = 64
+    vector_dtype: str = "float16"
+    max_file_bytes: int = 5_000_000
+    lock_path: str | None = None
+    vaults: tuple[Vault, ...] = ()
+    chunk: ChunkSettings = ChunkSettings()
+    search: SearchSettings = SearchSettings()
+    maintenance: MaintenanceSettings = MaintenanceSettings()
+    schedule: ScheduleSettings = ScheduleSettings()
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def vault(self, vault_id: str) -> Vault | None:
+        return next((v for v in self.vaults if v.id == vault_id), None)
+
+    @property
+    def build_lock(self) -> Path:
+        """The lock lives on local disk even when the tables live in object storage."""
+        if self.lock_path:
+            return Path(self.lock_path)
+        if paths.is_uri(self.index_dir):
+            return paths.user_data_dir() / "locks" / (_slug(self.index_dir) + ".lock")
+        return Path(self.index_dir) / "build.lock"
+
+
+SCALARS: dict[str, tuple[type, ...]] = {
+    "index_dir": (str,),
+    "model": (str,),
+    "device": (str,),
+    "batch_size": (int,),
+    "vector_dtype": (str,),
+    "max_file_bytes": (int,),
+    "lock_path": (str, type(None)),
+}
+CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS}
+TOP_KEYS = (*SCALARS, "vaults", *SECTIONS)
+VAULT_KEYS = ("path", "include", "exclude", "kind", "gitignore")
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in text).strip("_")
+
+
+class DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: str, line: int) -> None:
+        super().__init__(key)
+        self.key, self.line = key, line
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML keeps the last of two equal keys; a duplicate vault id must be an error."""
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise DuplicateKey(str(key), key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def locate_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path | None, str]:
+    """The config file to use and why: --config, VQ_CONFIG, .vq.yaml upwards, user config."""
+    if explicit:
+        return Path(explicit).expanduser(), "flag --config"
+    if os.environ.get("VQ_CONFIG"):
+        return Path(os.environ["VQ_CONFIG"]).expanduser(), "env VQ_CONFIG"
+    found = paths.find_project_config((cwd or Path.cwd()).resolve())
+    if found:
+        return found, "project .vq.yaml"
+    user = paths.user_config_file()
+    if user.is_file():
+        return user, "user config"
+    return None, "none (defaults)"
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Parse the YAML file into a mapping, or fail naming the file and the problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), "", "config file not found",
+                          "create it with `vq init`, or point --config/VQ_CONFIG at one") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), "", f"cannot read: {exc}", "check the file") from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except DuplicateKey as exc:
+        raise ConfigError(str(path), exc.key, f"duplicate key (line {exc.line})",
+                          "each key, and each vault id, may appear once: remove or rename one",
+                          ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else ""
+        raise ConfigError(str(path), where, f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                          "fix the YAML syntax (see config.example.yaml)") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(str(path), "", "the top level must be a mapping of keys",
+                          "see config.example.yaml")
+    return data
+
+
+def load_settings(config: str | None = None, overrides: Mapping[str, Any] | None = None,
+                  cwd: Path | None = None) -> Settings:
+    """The effective settings: defaults < file < ``VQ_*`` env < ``overrides`` (flags)."""
+    path, why = locate_config(config, cwd)
+    data = read_config_file(path) if path else {}
+    label = str(path) if path else "<defaults>"
+    sources: dict[str, str] = {}
+    merged: dict[str, Any] = {}
+    for key, value in data.items():
+        _merge(merged, sources, key, value, f"file {label}")
+    for key, value in _env_values().items():
+        _merge(merged, sources, key, value, f"env VQ_{key.upper().replace('.', '__')}")
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            _merge(merged, sources, key, value, f"flag --{key.replace('_', '-')}")
+    base = path.parent if path else Path.cwd()
+    settings = _build(merged, label, base, path)
+    sources["config_file"] = f"{label} ({why})"
+    return replace(settings, sources=sources)
+
+
+def _merge(merged: dict, sources: dict, key: str, value: Any, source: str) -> None:
+    if "." in key:
+        section, sub = key.split(".", 1)
+        target = merged.setdefault(section, {})
+        if isinstance(target, dict):
+            target[sub] = value
+    elif key in SECTIONS and isinstance(value, dict) and isinstance(merged.get(key), dict):
+        merged[key].update(value)
+        for sub in value:
+            sources[f"{key}.{sub}"] = source
+        return
+    else:
+        merged[key] = value
+    sources[key] = source
+    if isinstance(value, dict) and key in SECTIONS:
+        for sub in value:
+            sources[f"{key}.{sub}"] = source
+
+
+def _env_values() -> dict[str, Any]:
+    """``VQ_DEVICE=cpu`` → device; ``VQ_SEARCH__POOL=200`` → search.pool (YAML-typed)."""
+    out: dict[str, Any] = {}
+    for name, raw in os.environ.items():
+        if not name.startswith("VQ_") or name == "VQ_CONFIG":
+            continue
+        key = name[3:].lower().replace("__", ".")
+        top = key.split(".", 1)[0]
+        if top in SCALARS or (top in SECTIONS and "." in key):
+            try:
+                out[key] = yaml.safe_load(raw) if raw else raw
+            except yaml.YAMLError:
+                out[key] = raw
+            if top in ("index_dir", "model", "lock_path") and out[key] is not None:
+                out[key] = raw
+    return out
+
+
+def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> Settings:
+    unknown = [k for k in data if k not in TOP_KEYS]
+    if unknown:
+        raise ConfigError(label, unknown[0], "unknown key",
+                          f"remove it; valid keys are: {', '.join(TOP_KEYS)}")
+    kwargs: dict[str, Any] = {}
+    for key, types in SCALARS.items():
+        if key in data:
+            kwargs[key] = _check(label, key, data[key], types)
+    for key, cls in SECTIONS.items():
+        if key in data:
+            kwargs[key] = _section(label, key, data[key], cls)
+    kwargs["vaults"] = _vaults(label, data.get("vaults") or {}, base)
+    for key, allowed in CHOICES.items():
+        value = _dotted(kwargs, key)
+        if value is not None and value not in allowed:
+            raise ConfigError(label, key, f"{value!r} is not one of {', '.join(allowed)}",
+                              f"set {key} to one of: {', '.join(allowed)}")
+    kwargs["index_dir"] = _index_dir(kwargs.get("index_dir"), base, path)
+    if kwargs.get("lock_path"):
+        kwargs["lock_path"] = str(_resolve(kwargs["lock_path"], base))
+    return Settings(config_file=path, **kwargs)
+
+
+def _dotted(kwargs: dict, key: str) -> Any:
+    if "." not in key:
+        return kwargs.get(key)
+    section, sub = key.split(".")
+    return getattr(kwargs[section], sub) if section in kwargs else None
+
+
+def _index_dir(value: str | None, base: Path, path: Path | None) -> str:
+    if value:
+        return value if paths.is_uri(value) else str(_resolve(value, base))
+    if path is None or path == paths.user_config_file():
+        return str(paths.user_data_dir() / "index")
+    return str(path.parent / ".vq")
+
+
+def _resolve(value: str, base: Path) -> Path:
+    """Relative paths in a config file are relative to that file, not to the cwd."""
+    p = Path(os.path.expandvars(value)).expanduser()
+    return p if p.is_absolute() else (base / p).resolve()
+
+
+def _check(label: str, key: str, value: Any, types: tuple[type, ...]) -> Any:
+    if float in types and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+    if not ok:
+        names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+        raise ConfigError(label, key, f"expected {names}, got {type(value).__name__} {value!r}",
+                          f"give {key} a value of type {names}")
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        raise ConfigError(label, key, f"must not be negative, got {value}", "use a value >= 0")
+    return value
+
+
+def _section(label: str, name: str, value: Any, cls: type) -> Any:
+    if not isinstance(value, dict):
+        raise ConfigError(label, name, f"expected a mapping, got {type(value).__name__}",
+                          f"write {name}: followed by indented keys (see config.example.yaml)")
+    known = {f.name: f for f in fields(cls)}
+    out = {}
+    for key, sub in value.items():
+        if key not in known:
+            raise ConfigError(label, f"{name}.{key}", "unknown key",
+                              f"valid keys under {name}: {', '.join(known)}")
+        out[key] = _check(label, f"{name}.{key}", sub, _field_types(known[key].type))
+    return cls(**out)
+
+
+def _field_types(annotation: str) -> tuple[type, ...]:
+    table = {"int": (int,), "float": (float, int), "str": (str,),
+             "str | None": (str, type(None)), "bool": (bool,)}
+    return table[str(annotation)]
+
+
+def _vaults(label: str, data: Any, base: Path) -> tuple[Vault, ...]:
+    if not isinstance(data, dict):
+        raise ConfigError(label, "vaults", "expected a mapping of vault id to settings",
+                          "write vaults: {ID: {path: ...}} (see config.example.yaml)")
+    return tuple(_vault(label, str(vid), spec, base) for vid, spec in data.items())
+
+
+def _vault(label: str, vid: str, spec: Any, base: Path) -> Vault:
+    key = f"vaults.{vid}"
+    if not vid or not all(c.isalnum() or c in "-_." for c in vid):
+        raise ConfigError(label, key, "a vault id may use letters, digits, '-', '_' and '.'",
+                          "rename the vault")
+    if isinstance(spec, str):
+        spec = {"path": spec}
+    if not isinstance(spec, dict) or "path" not in spec:
+        raise ConfigError(label, key, "missing path", f"add `path:` under {key}")
+    unknown = [k for k in spec if k not in VAULT_KEYS]
+    if unknown:
+        raise ConfigError(label, f"{key}.{unknown[0]}", "unknown key",
+                          f"valid keys: {', '.join(VAULT_KEYS)}")
+    path = _check(label, f"{key}.path", spec["path"], (str,))
+    kind = _check(label, f"{key}.kind", spec.get("kind", "notes"), (str,))
+    if kind not in KINDS:
+        raise ConfigError(label, f"{key}.kind", f"{kind!r} is not one of {', '.join(KINDS)}",
+                          f"set kind to one of: {', '.join(KINDS)}")
+    globs = {}
+    for name in ("include", "exclude"):
+        value = spec.get(name) or []
+        value = [value] if isinstance(value, str) else value
+        if not isinstance(value, list) or not all(isinstance(g, str) for g in value):
+            raise ConfigError(label, f"{key}.{name}", "expected a list of glob strings",
+                              f"write {name}: [\"*.md\", \"docs/**\"]")
+        globs[name] = tuple(value)
+    gitignore = _check(label, f"{key}.gitignore", spec.get("gitignore", True), (bool,))
+    return Vault(vid, _resolve(path, base), globs["include"], globs["exclude"], kind, gitignore)

@@ -1,0 +1,56 @@
+"""`vq build`: parse, run one locked build, report."""
+
+from __future__ import annotations
+
+import click
+
+from core.cli import echo_json, settings_from, vault_ids
+
+
+@click.command()
+@click.option("--vault", "vaults", multiple=True, shell_complete=vault_ids,
+              help="Only this vault (repeatable). Others are left as they are.")
+@click.option("--rebuild", is_flag=True,
+              help="Drop the index and re-encode everything (needed after a model change).")
+@click.option("--wait", type=click.FloatRange(min=0), default=0, metavar="SECONDS",
+              help="Wait up to SECONDS for another build's lock instead of skipping (exit 3 "
+                   "on timeout).")
+@click.option("--device", type=click.Choice(["auto", "cuda", "mps", "cpu"]), default=None,
+              help="Override the configured device.")
+@click.option("--json", "as_json", is_flag=True, help="Print the build summary as JSON.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bars on stderr (default: only on a TTY and outside CI).")
+@click.pass_context
+def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: float,
+          device: str | None, as_json: bool, progress: bool | None) -> None:
+    """Index the configured vaults: only new and changed files are read and encoded.
+
+    Safe to run from cron every few minutes: a build that finds another one
+    running skips (exit 0, "skipped" on stderr) unless --wait is given.
+    """
+    from core.errors import VqError
+    from indexer.progress import make_progress
+    from jobs.runner import Skipped, locked_build
+
+    settings = settings_from(ctx, device=device)
+    unknown = [v for v in vaults if settings.vault(v) is None]
+    if unknown:
+        raise VqError(f"unknown vault {unknown[0]!r}", "see `vq vault list`")
+    if not settings.vaults:
+        raise VqError("no vaults configured", "add one with `vq vault add ID PATH`")
+    bar = make_progress(progress)
+    try:
+        result = locked_build(settings, vaults, rebuild, wait, bar)
+    finally:
+        bar.close()
+    if isinstance(result, Skipped):
+        click.echo(result.line(), err=True)
+        if as_json:
+            echo_json({"outcome": "skipped", "holder": result.holder})
+        return
+    for problem in result.problems:
+        click.echo(f"error: {problem['vault']}:{problem['path']}: {problem['reason']}", err=True)
+    if as_json:
+        echo_json(result.to_json())
+    else:
+        click.echo(result.line(), err=True)

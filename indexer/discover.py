@@ -1,0 +1,176 @@
+"""Walk vault roots and stat every file vq could index, without reading any.
+
+What is skipped and why is counted, never silent: dot entries, globs,
+``.gitignore``, unclaimed extensions, vendored folders, symlinks that leave the
+vault. Problems a user should fix (broken symlinks, unreadable folders,
+oversized files) are returned with the path and the reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from core.settings import Vault
+from indexer.handlers import handler_for
+
+VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
+GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".lock")
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    vault: str
+    path: str          # posix, relative to the vault root
+    abs_path: Path
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class Problem:
+    vault: str
+    path: str
+    reason: str
+
+
+@dataclass
+class Discovery:
+    files: list[FileEntry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+    missing_roots: list[str] = field(default_factory=list)
+    walked_vaults: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Ignore:
+    base: str          # relative dir of the .gitignore ("" for the root)
+    spec: pathspec.PathSpec
+
+    def matches(self, rel: str, is_dir: bool) -> bool:
+        if self.base and not rel.startswith(self.base + "/"):
+            return False
+        sub = rel[len(self.base) + 1:] if self.base else rel
+        return self.spec.match_file(sub + "/" if is_dir else sub)
+
+
+def _spec(lines: list[str] | tuple[str, ...]) -> pathspec.PathSpec:
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int) -> Discovery:
+    """Stat-walk every vault; a missing root is reported in ``missing_roots``."""
+    out = Discovery()
+    for vault in vaults:
+        root = vault.path
+        if not root.is_dir():
+            out.missing_roots.append(vault.id)
+            continue
+        out.walked_vaults.append(vault.id)
+        for entry in _walk_vault(vault, out):
+            if entry.size > max_file_bytes:
+                out.problems.append(Problem(vault.id, entry.path,
+                                            f"too large ({entry.size} bytes > max_file_bytes "
+                                            f"{max_file_bytes}); raise max_file_bytes to index it"))
+                continue
+            out.files.append(entry)
+    return out
+
+
+def _walk_vault(vault: Vault, out: Discovery) -> Iterator[FileEntry]:
+    root = vault.path.resolve()
+    include = _spec(vault.include) if vault.include else None
+    exclude = _spec(vault.exclude)
+    stack: list[tuple[Path, str, tuple[_Ignore, ...]]] = [(root, "", ())]
+    while stack:
+        folder, rel_dir, ignores = stack.pop()
+        if vault.gitignore:
+            ignores = ignores + _read_gitignore(folder, rel_dir)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            out.problems.append(Problem(vault.id, rel_dir or ".",
+                                        f"cannot list folder: {exc.strerror}"))
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            found = _visit(entry, rel, root, vault, include, exclude, ignores, out)
+            if isinstance(found, FileEntry):
+                yield found
+            elif found == "dir":
+                stack.append((Path(entry.path), rel, ignores))
+
+
+def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
+           include: pathspec.PathSpec | None, exclude: pathspec.PathSpec,
+           ignores: tuple[_Ignore, ...], out: Discovery) -> FileEntry | str | None:
+    """Classify one directory entry: a FileEntry, "dir" to descend, or None (counted)."""
+    if entry.name.startswith("."):
+        out.skipped["hidden"] += 1
+        return None
+    is_link = entry.is_symlink()
+    try:
+        is_dir = entry.is_dir(follow_symlinks=False)
+    except OSError:
+        is_dir = False
+    if is_dir:
+        if entry.name in VENDORED_DIRS:
+            out.skipped["vendored"] += 1
+            return None
+        if exclude.match_file(rel + "/") or any(i.matches(rel, True) for i in ignores):
+            out.skipped["excluded"] += 1
+            return None
+        return "dir"
+    if exclude.match_file(rel) or any(i.matches(rel, False) for i in ignores):
+        out.skipped["excluded"] += 1
+        return None
+    if include is not None and not include.match_file(rel):
+        out.skipped["not included"] += 1
+        return None
+    if entry.name.endswith(GENERATED_SUFFIXES):
+        out.skipped["generated"] += 1
+        return None
+    if handler_for(rel) is None:
+        out.skipped["unclaimed"] += 1
+        return None
+    return _stat_file(entry, rel, root, vault, is_link, out)
+
+
+def _stat_file(entry: os.DirEntry, rel: str, root: Path, vault: Vault, is_link: bool,
+               out: Discovery) -> FileEntry | None:
+    if is_link:
+        try:
+            target = Path(entry.path).resolve(strict=True)
+        except (OSError, RuntimeError):
+            out.problems.append(Problem(vault.id, rel, "broken symlink (or a symlink loop); "
+                                        "remove it or fix its target"))
+            return None
+        if not target.is_relative_to(root):
+            out.skipped["symlink outside vault"] += 1
+            return None
+        if target.is_dir():
+            out.skipped["symlinked folder"] += 1
+            return None
+    try:
+        st = entry.stat(follow_symlinks=True)
+    except OSError as exc:
+        out.problems.append(Problem(vault.id, rel, f"cannot stat: {exc.strerror}"))
+        return None
+    if not entry.is_file(follow_symlinks=True):
+        out.skipped["special"] += 1
+        return None
+    return FileEntry(vault.id, rel, Path(entry.path), st.st_size, st.st_mtime_ns)
+
+
+def _read_gitignore(folder: Path, rel_dir: str) -> tuple[_Ignore, ...]:
+    try:
+        lines = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ()
+    return (_Ignore(rel_dir, _spec(lines)),)

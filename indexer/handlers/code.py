@@ -1,0 +1,389 @@
+"""Source code: one chunk per top-level definition, found by per-language regexes.
+
+This is the fallback until tree-sitter lands: definitions are recognised only
+at the start of a line (column 0), so a block runs from one definition's first
+line (its decorators and the comments directly above it included) to the next
+definition. In most languages statements after a definition stay in its
+block; in Python, where the tokenizer tells real statements from string
+contents, a top-level statement ends the definition and starts a symbol-less
+block. Python classes too large for one chunk are split into their methods.
+Anything still too long is cut between lines, preferably at blank lines.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from indexer.handlers.base import (
+    Chunk,
+    Document,
+    Limits,
+    Span,
+    file_stem,
+    make_chunk,
+    split_lines,
+    split_span,
+    trim,
+)
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    regex: re.Pattern[str]
+    kind: str  # "function" | "class" | ""
+
+
+@dataclass(frozen=True)
+class _Language:
+    name: str
+    patterns: tuple[_Pattern, ...]
+    comment: re.Pattern[str] | None = None  # lines that attach to the definition below
+    decorator: str = ""  # prefix of decorator/annotation lines above a definition
+
+
+@dataclass(frozen=True)
+class _Block:
+    span: Span
+    head: int  # the line the definition pattern matched; == span[0] when symbol-less
+    parts: tuple[str, ...] = ()  # ("Class", "method"): symbol and breadcrumb path
+    kind: str = ""
+
+
+_MODS = r"^(?:[a-z-]+\s+)*"  # any lowercase modifiers: export default async, public static
+_RUST = r"^(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern(?:\s+\"[^\"]*\")?)\s+)*"
+_C_FUNC = r"^(?!(?:if|else|for|while|switch|return|do|typedef|case|goto)\b)[A-Za-z_][\w\s*&:<>,]*?"
+_JS = "javascript typescript"
+
+# (languages, kind, pattern): a line matching pattern at the block's indent starts a
+# definition; group "name" (else "image") names it, and Go's "recv" makes it a method.
+_PATTERNS: tuple[tuple[str, str, str], ...] = (
+    ("python", "function", r"^(?:async\s+)?def\s+(?P<name>\w+)"),
+    ("python", "class", r"^class\s+(?P<name>\w+)"),
+    (_JS, "function", _MODS + r"function\b\s*\*?\s*(?P<name>[\w$]+)?"),
+    (_JS, "class", _MODS + r"class\b\s*(?P<name>[\w$]+)?"),
+    (
+        _JS,
+        "function",
+        _MODS + r"(?:const|let|var)\s+(?P<name>[\w$]+)\s*(?::[^=]+)?=\s*"
+        r"(?:async\s+)?(?:\(|function\b|[\w$]+\s*=>)",
+    ),
+    ("typescript", "class", _MODS + r"(?:interface|enum)\s+(?P<name>[\w$]+)"),
+    ("go", "function", r"^func\s+(?:\((?P<recv>[^)]*)\)\s*)?(?P<name>\w+)"),
+    ("go", "class", r"^type\s+(?P<name>\w+)"),
+    ("rust", "function", _RUST + r"fn\s+(?P<name>\w+)"),
+    ("rust", "class", _RUST + r"(?:struct|enum|trait|union|mod)\s+(?P<name>\w+)"),
+    ("rust", "class", r"^(?:unsafe\s+)?impl\b(?:<[^>]*>)?\s*(?:[\w:<>, ]+\s+for\s+)?(?P<name>\w+)"),
+    ("java", "class", _MODS + r"(?:class|interface|enum|record|@interface)\s+(?P<name>\w+)"),
+    ("c cpp", "class", r"^(?:typedef\s+)?(?:struct|union|enum|class)\s+(?P<name>\w+)[^;]*$"),
+    ("c cpp", "function", _C_FUNC + r"\b(?P<name>~?[A-Za-z_][\w:~]*)\s*\([^;]*$"),
+    ("csharp", "class", _MODS + r"(?:class|interface|struct|enum|record)\s+(?P<name>\w+)"),
+    ("ruby", "function", r"^def\s+(?:self\.)?(?P<name>[\w?!=]+)"),
+    ("ruby", "class", r"^(?:class|module)\s+(?P<name>[\w:]+)"),
+    ("shell", "function", r"^function\s+(?P<name>[\w:.-]+)"),
+    ("shell", "function", r"^(?P<name>[\w:.-]+)\s*\(\)"),
+    ("php", "class", _MODS + r"(?:class|interface|trait|enum)\s+(?P<name>\w+)"),
+    ("php", "function", r"^function\s+&?(?P<name>\w+)"),
+    ("kotlin", "function", _MODS + r"fun\b\s*(?:<[^>]*>\s*)?(?:[\w.<>?]+\.)?(?P<name>\w+)"),
+    ("kotlin", "class", _MODS + r"(?:class|interface|object)\s+(?P<name>\w+)"),
+    ("swift", "function", _MODS + r"func\s+(?P<name>\w+)"),
+    ("swift", "class", _MODS + r"(?:class|struct|enum|protocol|extension|actor)\s+(?P<name>\w+)"),
+    ("scala", "function", _MODS + r"def\s+(?P<name>\w+)"),
+    ("scala", "class", _MODS + r"(?:class|object|trait|enum)\s+(?P<name>\w+)"),
+    ("lua", "function", r"^(?:local\s+)?function\s+(?P<name>[\w.:]+)"),
+    ("sql", "function", r"^create\s+(?:\w+\s+)*?(?:function|procedure)\s+(?P<name>[\w.\"]+)"),
+    (
+        "sql",
+        "",
+        r"^create\s+(?:\w+\s+)*?(?:table|view|index|trigger|type)\s+"
+        r"(?:if\s+not\s+exists\s+)?(?P<name>[\w.\"]+)",
+    ),
+    ("r", "function", r"^(?P<name>[\w.]+)\s*(?:<-|=)\s*function\b"),
+    ("perl", "function", r"^sub\s+(?P<name>\w+)"),
+    ("perl", "class", r"^package\s+(?P<name>[\w:]+)"),
+    ("make", "", r"^(?P<name>[\w%$()/-][\w.%$()/-]*)\s*::?(?!=)"),
+    ("dockerfile", "", r"^from\s+(?:--\S+\s+)*(?P<image>\S+)(?:\s+as\s+(?P<name>\S+))?"),
+)
+_HASH = r"^#"
+_SLASH = r"^(?://|/\*|\s*\*)"
+# language -> (comment lines that attach to the definition below, decorator prefix)
+_ATTACHED: dict[str, tuple[str, str]] = {
+    "python": (_HASH, "@"),
+    "javascript": (_SLASH, "@"),
+    "typescript": (_SLASH, "@"),
+    "go": (r"^//", ""),
+    "rust": (r"^//", "#["),
+    "java": (_SLASH, "@"),
+    "c": (_SLASH, ""),
+    "cpp": (_SLASH, "template"),
+    "csharp": (_SLASH, "["),
+    "ruby": (_HASH, ""),
+    "shell": (_HASH, ""),
+    "php": (_SLASH, "#["),
+    "kotlin": (_SLASH, "@"),
+    "swift": (_SLASH, "@"),
+    "scala": (_SLASH, "@"),
+    "lua": (r"^--", ""),
+    "sql": (r"^--", ""),
+    "r": (_HASH, ""),
+    "perl": (_HASH, ""),
+    "make": (_HASH, ""),
+    "dockerfile": (_HASH, ""),
+}
+_CASELESS = frozenset({"sql", "dockerfile"})
+
+
+def _compile(name: str) -> _Language:
+    flags = re.IGNORECASE if name in _CASELESS else 0
+    patterns = tuple(
+        _Pattern(re.compile(rx, flags), kind)
+        for languages, kind, rx in _PATTERNS
+        if name in languages.split()
+    )
+    comment, decorator = _ATTACHED[name]
+    return _Language(name, patterns, re.compile(comment), decorator)
+
+
+_LANGUAGES: dict[str, _Language] = {name: _compile(name) for name in _ATTACHED}
+_EXTENSIONS = (
+    ("python", ".py"),
+    ("javascript", ".js .mjs .cjs .jsx"),
+    ("typescript", ".ts .tsx"),
+    ("go", ".go"),
+    ("rust", ".rs"),
+    ("java", ".java"),
+    ("c", ".c .h"),
+    ("cpp", ".cc .cpp .hpp"),
+    ("csharp", ".cs"),
+    ("ruby", ".rb"),
+    ("shell", ".sh .bash .zsh"),
+    ("php", ".php"),
+    ("kotlin", ".kt"),
+    ("swift", ".swift"),
+    ("scala", ".scala"),
+    ("lua", ".lua"),
+    ("sql", ".sql"),
+    ("r", ".r"),
+    ("perl", ".pl"),
+)
+LANGUAGE_BY_EXTENSION: dict[str, str] = {
+    ext: language for language, exts in _EXTENSIONS for ext in exts.split()
+}
+LANGUAGE_BY_FILENAME: dict[str, str] = {"Makefile": "make", "Dockerfile": "dockerfile"}
+_NO_LANGUAGE = _Language("", ())
+_LAYOUT_TOKENS = frozenset(
+    {
+        tokenize.NL,
+        tokenize.COMMENT,
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.ENCODING,
+        tokenize.ENDMARKER,
+    }
+)
+_MAX_HEAD = 400  # longer lines (minified code) are never definition heads
+_METHOD = _Language(
+    "python",
+    (_Pattern(re.compile(r"^(?:async\s+)?def\s+(?P<name>\w+)"), "method"),),
+    re.compile(_HASH),
+    "@",
+)
+
+
+def language_for(relpath: str) -> str:
+    """The language name for a path, "" when its extension is not code."""
+    name = relpath.replace("\\", "/").rsplit("/", 1)[-1]
+    if name in LANGUAGE_BY_FILENAME:
+        return LANGUAGE_BY_FILENAME[name]
+    suffix = name[name.rfind(".") :].lower() if "." in name.lstrip(".") else ""
+    return LANGUAGE_BY_EXTENSION.get(suffix, "")
+
+
+def code_handler(text: str, relpath: str, limits: Limits) -> Document:
+    """Chunk source code by definitions; unknown languages fall back to line packing."""
+    lines = split_lines(text)
+    language = language_for(relpath)
+    spec = _LANGUAGES.get(language, _NO_LANGUAGE)
+    ends = _python_statements(lines) if language == "python" else frozenset()
+    blocks = _blocks(lines, 0, len(lines), spec, ends=ends)
+    if language == "python":
+        blocks = [part for block in blocks for part in _split_class(lines, block, limits)]
+    pieces = [
+        _Block(piece, block.head, block.parts, block.kind)
+        for block in blocks
+        for piece in split_span(lines, block.span, limits.max_chars)
+    ]
+    chunks = [_chunk(lines, block, relpath) for block in _merge_tiny(lines, pieces, limits)]
+    return Document(chunks=tuple(chunks), title=file_stem(relpath), language=language)
+
+
+def _chunk(lines: Sequence[str], block: _Block, relpath: str) -> Chunk:
+    breadcrumb = " :: ".join((relpath, *block.parts))
+    return make_chunk(lines, block.span, breadcrumb, ".".join(block.parts), block.kind)
+
+
+def _blocks(
+    lines: Sequence[str],
+    start: int,
+    end: int,
+    spec: _Language,
+    indent: str = "",
+    ends: frozenset[int] = frozenset(),
+) -> list[_Block]:
+    """Cut ``[start, end)`` at the definitions found at exactly ``indent``.
+
+    A line in ``ends`` that follows a definition closes it: what follows is
+    a symbol-less block until the next definition.
+    """
+    defs = _definitions(lines, start, end, spec, indent, ends)
+    bounds = [block.span[0] for block in defs] + [end]
+    blocks = [_Block((start, bounds[0]), start)]
+    for index, found in enumerate(defs):
+        span = (found.span[0], bounds[index + 1])
+        blocks.append(_Block(span, found.head, found.parts, found.kind))
+    return blocks
+
+
+def _definitions(
+    lines: Sequence[str], start: int, end: int, spec: _Language, indent: str, ends: frozenset[int]
+) -> list[_Block]:
+    """Block starts (decorators and attached comments included), in order."""
+    found: list[_Block] = []
+    pending: int | None = None  # first line of a decorator run awaiting its definition
+    floor = start
+    for i in range(start, end):
+        line = lines[i]
+        if not line.strip():
+            continue
+        if not line.startswith(indent):
+            pending = None  # dedented: we left the enclosing block's body
+            continue
+        rest = line[len(indent) :]
+        if rest[0] in " \t":
+            continue
+        match = _match(rest, spec)
+        if match is not None:
+            parts, kind = match
+            first = _climb(lines, i if pending is None else pending, floor, spec, indent)
+            found.append(_Block((first, i + 1), i, parts, kind))
+            pending, floor = None, i + 1
+        elif spec.decorator and rest.startswith(spec.decorator):
+            pending = i if pending is None else pending
+        elif i in ends and found and (found[-1].parts or found[-1].kind):
+            found.append(_Block((_climb(lines, i, floor, spec, indent), i + 1), i))
+            pending, floor = None, i + 1
+        elif pending is not None and not (rest[0] in ")]}" or _is_comment(rest, spec)):
+            pending = None
+    return found
+
+
+def _python_statements(lines: Sequence[str]) -> frozenset[int]:
+    """Lines where a top-level Python statement starts (not string or bracket contents).
+
+    A file that does not tokenize to the end keeps the rows found before the
+    error: tokenizing is sequential, so those are still right.
+    """
+    rows: set[int] = set()
+    at_start = True
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines)).readline):
+            if token.type in _LAYOUT_TOKENS:
+                continue
+            if at_start and token.start[1] == 0:
+                rows.add(token.start[0] - 1)
+            at_start = token.type == tokenize.NEWLINE
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        pass
+    return frozenset(rows)
+
+
+def _match(line: str, spec: _Language) -> tuple[tuple[str, ...], str] | None:
+    """(symbol path, kind) when ``line`` starts a definition.
+
+    Very long lines (minified code) are never definition heads; skipping them
+    also keeps the backtracking C pattern linear in practice.
+    """
+    if len(line) > _MAX_HEAD:
+        return None
+    for pattern in spec.patterns:
+        m = pattern.regex.match(line)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        name = groups.get("name") or groups.get("image") or ""
+        receiver = (groups.get("recv") or "").split()
+        if receiver and name:  # Go method: func (s *Server) Start()
+            owner = receiver[-1].lstrip("*").split("[")[0]
+            return ((owner, name) if owner else (name,)), "method"
+        return ((name,) if name else ()), pattern.kind
+    return None
+
+
+def _is_comment(rest: str, spec: _Language) -> bool:
+    return spec.comment is not None and spec.comment.match(rest) is not None
+
+
+def _climb(lines: Sequence[str], first: int, floor: int, spec: _Language, indent: str) -> int:
+    """Move a definition's start up over the comment lines directly above it."""
+    while first - 1 >= floor:
+        above = lines[first - 1]
+        if not above.strip() or not above.startswith(indent):
+            break
+        if not _is_comment(above[len(indent) :], spec):
+            break
+        first -= 1
+    return first
+
+
+def _split_class(lines: Sequence[str], block: _Block, limits: Limits) -> list[_Block]:
+    """A too-long Python class becomes its header plus one block per method."""
+    span = trim(lines, *block.span)
+    if block.kind != "class" or span is None:
+        return [block]
+    if _size(lines, span) <= limits.max_chars:
+        return [block]
+    indent = _body_indent(lines, block.head + 1, block.span[1])
+    if not indent:
+        return [block]
+    members = _blocks(lines, block.head + 1, block.span[1], _METHOD, indent)
+    if len(members) == 1:
+        return [block]
+    header = _Block((block.span[0], members[1].span[0]), block.head, block.parts, block.kind)
+    methods = [_Block(m.span, m.head, (*block.parts, *m.parts), m.kind) for m in members[1:]]
+    return [header, *methods]
+
+
+def _body_indent(lines: Sequence[str], start: int, end: int) -> str:
+    for line in lines[start:end]:
+        if line.strip():
+            return line[: len(line) - len(line.lstrip())]
+    return ""
+
+
+def _merge_tiny(lines: Sequence[str], blocks: Sequence[_Block], limits: Limits) -> list[_Block]:
+    """Join neighbouring small symbol-less blocks (imports, anonymous functions).
+
+    A named definition always stays on its own, so its symbol is never diluted.
+    """
+    merged: list[_Block] = []
+    for block in blocks:
+        previous = merged[-1] if merged else None
+        if previous is not None and _tiny(lines, previous, limits) and _tiny(lines, block, limits):
+            joined = (previous.span[0], block.span[1])
+            if _size(lines, joined) <= limits.max_chars:
+                kind = previous.kind if previous.kind == block.kind else ""
+                merged[-1] = _Block(joined, previous.head, (), kind)
+                continue
+        merged.append(block)
+    return merged
+
+
+def _tiny(lines: Sequence[str], block: _Block, limits: Limits) -> bool:
+    return not block.parts and _size(lines, block.span) < limits.min_chars
+
+
+def _size(lines: Sequence[str], span: Span) -> int:
+    return sum(len(line) + 1 for line in lines[span[0] : span[1]]) - 1

@@ -1,0 +1,212 @@
+"""Markdown: one chunk per heading section, with the heading path as breadcrumb.
+
+Sections follow ATX headings only (setext headings are plain text here). Code
+fences are tracked so that ``# comment`` in a shell snippet is never a heading,
+and a fence is never cut in half unless it alone exceeds ``max_chars``.
+Frontmatter feeds title, tags and date; it is never part of a chunk, and
+malformed frontmatter is ignored rather than failing the file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from indexer.handlers.base import (
+    Chunk,
+    Document,
+    Limits,
+    Span,
+    file_stem,
+    is_blank,
+    make_chunk,
+    split_lines,
+    split_span,
+)
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
+_DATE = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+_DATE_KEYS = ("date", "updated", "created")
+
+
+@dataclass(frozen=True)
+class _Heading:
+    line: int  # 0-based
+    level: int
+    text: str
+
+
+@dataclass(frozen=True)
+class _Section:
+    span: Span
+    breadcrumb: str
+    heading_only: bool  # nothing but its heading line: merges into the next section
+
+
+def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
+    """Chunk a markdown note by heading sections; see the module docstring."""
+    lines = split_lines(text)
+    body_start, meta = _frontmatter(lines)
+    headings, fences = _scan(lines, body_start)
+    title = _title(meta, headings) or file_stem(relpath)
+    sections = _sections(lines, body_start, headings, title)
+    return Document(
+        chunks=tuple(_chunks(lines, sections, fences, limits)),
+        title=title,
+        tags=_tags(meta.get("tags")),
+        date=_date(meta),
+    )
+
+
+def _frontmatter(lines: Sequence[str]) -> tuple[int, dict[str, Any]]:
+    """(first body line, metadata). An unclosed ``---`` is body text, not frontmatter."""
+    if not lines or lines[0].lstrip("\ufeff").rstrip() != "---":
+        return 0, {}
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return i + 1, _load_yaml("\n".join(lines[1:i]))
+    return 0, {}
+
+
+class _MetaLoader(yaml.SafeLoader):
+    """SafeLoader that keeps timestamps as text.
+
+    PyYAML raises on an impossible date (``updated: 2021-02-30``), which would
+    throw away the title and tags too; ``_iso_date`` validates dates instead.
+    """
+
+
+_MetaLoader.add_constructor("tag:yaml.org,2002:timestamp", _MetaLoader.construct_yaml_str)
+
+
+def _load_yaml(source: str) -> dict[str, Any]:
+    """Parsed mapping, or {} for anything else: notes are user text, never fatal."""
+    try:
+        data = yaml.load(source, Loader=_MetaLoader)  # safe: a SafeLoader subclass
+    except Exception:  # YAMLError, RecursionError on absurd nesting, ...
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _scan(lines: Sequence[str], start: int) -> tuple[list[_Heading], list[Span]]:
+    """Headings outside fences, and the fences themselves (an unclosed one runs to EOF)."""
+    headings: list[_Heading] = []
+    fences: list[Span] = []
+    fence: tuple[str, int] | None = None  # (marker char, marker length)
+    fence_start = 0
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if fence is not None:
+            close = _FENCE_CLOSE.match(line)
+            if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= fence[1]:
+                fences.append((fence_start, i + 1))
+                fence = None
+            continue
+        opening = _FENCE_OPEN.match(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence, fence_start = (opening.group(1)[0], len(opening.group(1))), i
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            text = _CLOSING_HASHES.sub("", (heading.group(2) or "").strip()).strip()
+            headings.append(_Heading(i, len(heading.group(1)), text))
+    if fence is not None:
+        fences.append((fence_start, len(lines)))
+    return headings, fences
+
+
+def _title(meta: dict[str, Any], headings: Sequence[_Heading]) -> str:
+    """Frontmatter title, else the first non-empty H1, else "" (caller uses the stem)."""
+    value = meta.get("title")
+    scalar = isinstance(value, (str, int, float)) and not isinstance(value, bool)
+    if scalar and str(value).strip():
+        return str(value).strip()
+    return next((h.text for h in headings if h.level == 1 and h.text), "")
+
+
+def _sections(
+    lines: Sequence[str], body_start: int, headings: Sequence[_Heading], title: str
+) -> list[_Section]:
+    """Preamble plus one section per heading, each with its breadcrumb."""
+    bounds = [h.line for h in headings] + [len(lines)]
+    sections = [_Section((body_start, bounds[0]), title, False)]
+    stack: list[_Heading] = []
+    for heading, end in zip(headings, bounds[1:], strict=True):
+        while stack and stack[-1].level >= heading.level:
+            stack.pop()
+        stack.append(heading)
+        only = all(is_blank(line) for line in lines[heading.line + 1 : end])
+        sections.append(_Section((heading.line, end), _breadcrumb(title, stack), only))
+    return sections
+
+
+def _breadcrumb(title: str, stack: Sequence[_Heading]) -> str:
+    path = [h.text for h in stack if h.text]
+    if stack and stack[0].level == 1 and stack[0].text == title:
+        path = path[1:]
+    return " > ".join([title, *path])
+
+
+def _chunks(
+    lines: Sequence[str], sections: Sequence[_Section], fences: Sequence[Span], limits: Limits
+) -> list[Chunk]:
+    """Split each section; a heading-only section is prepended to the next one."""
+    chunks: list[Chunk] = []
+    pending: int | None = None
+    for index, section in enumerate(sections):
+        start = section.span[0] if pending is None else pending
+        if section.heading_only and index + 1 < len(sections):
+            pending = start
+            continue
+        pending = None
+        span = (start, section.span[1])
+        for piece in split_span(lines, span, limits.max_chars, fences):
+            chunks.append(make_chunk(lines, piece, section.breadcrumb))
+    return chunks
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    """Tags from a YAML list or a comma/space-separated string; lowercased, no '#'."""
+    if isinstance(value, str):
+        items: list[object] = re.split(r"[,\s]+", value)
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        return ()
+    tags: dict[str, None] = {}  # ordered set: keeps the author's order
+    for item in items:
+        if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            tag = str(item).strip().lstrip("#").strip().lower()
+            if tag:
+                tags[tag] = None
+    return tuple(tags)
+
+
+def _date(meta: dict[str, Any]) -> str | None:
+    """The first of date/updated/created that reads as a calendar date, as YYYY-MM-DD."""
+    for key in _DATE_KEYS:
+        parsed = _iso_date(meta.get(key))
+        if parsed is not None:
+            return parsed
+    return None
+
+
+def _iso_date(value: object) -> str | None:
+    """``2024-3-5``, ``2024/03/05`` or an ISO timestamp -> ``2024-03-05``; else None."""
+    if not isinstance(value, str):
+        return None
+    match = _DATE.match(value)
+    if match is None:
+        return None
+    try:
+        return dt.date(*(int(part) for part in match.groups())).isoformat()
+    except ValueError:
+        return None

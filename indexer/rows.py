@@ -1,0 +1,58 @@
+"""Turn a chunked document into ``chunks`` rows, and a file into its manifest row.
+
+The embed text is a breadcrumb header plus the chunk's exact source lines; the
+same string feeds BM25 and the encoder, so heading words count for both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+
+from indexer.discover import FileEntry
+from indexer.handlers.base import Document
+
+
+@dataclass(frozen=True)
+class PendingChunk:
+    """A chunk row still waiting for its vector."""
+
+    row: dict
+    text_hash: str
+
+
+def chunk_id(vault: str, path: str, ordinal: int, text_hash: str) -> str:
+    """Deterministic: the same tree always yields the same ids (crash convergence relies on it)."""
+    key = f"{vault}\0{path}\0{ordinal}\0{text_hash}".encode()
+    return hashlib.blake2b(key, digest_size=12).hexdigest()
+
+
+def embed_header(vault: str, path: str, breadcrumb: str) -> str:
+    return f"{vault}/{path} > {breadcrumb}" if breadcrumb else f"{vault}/{path}"
+
+
+def document_rows(entry: FileEntry, kind: str, handler: str, doc: Document) -> list[PendingChunk]:
+    out = []
+    mtime = entry.mtime_ns / 1e9
+    for ordinal, chunk in enumerate(doc.chunks):
+        header = embed_header(entry.vault, entry.path, chunk.breadcrumb) + "\n\n"
+        text = header + chunk.text
+        text_hash = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+        out.append(PendingChunk({
+            "id": chunk_id(entry.vault, entry.path, ordinal, text_hash),
+            "vault": entry.vault, "path": entry.path, "kind": kind, "handler": handler,
+            "language": doc.language, "title": doc.title, "breadcrumb": chunk.breadcrumb,
+            "symbol": chunk.symbol, "symbol_kind": chunk.symbol_kind,
+            "start_line": chunk.start_line, "end_line": chunk.end_line, "page": chunk.page,
+            "text": text, "body_start": len(header), "text_hash": text_hash,
+            "tags": list(doc.tags), "doc_date": doc.date, "mtime": mtime,
+        }, text_hash))
+    return out
+
+
+def manifest_row(entry: FileEntry, file_hash: str, chunks: int, handler: str,
+                 error: str | None) -> dict:
+    return {"vault": entry.vault, "path": entry.path, "size": entry.size,
+            "mtime_ns": entry.mtime_ns, "hash": file_hash, "chunks": chunks,
+            "handler": handler, "error": error, "indexed_at": time.time()}

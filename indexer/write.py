@@ -1,0 +1,77 @@
+"""Table writes for one build batch, in the order that makes a crash harmless.
+
+Chunks first (delete the file's old rows, add the new), then the manifest rows
+that vouch for them. A build killed between the two leaves a manifest that
+still describes the old file, so the next build re-chunks it and converges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pyarrow as pa
+
+from core.schema import FILES_SCHEMA, chunks_schema
+from core.store import IN_BATCH, Index, path_filter, sql_in
+
+
+def stored_vectors(index: Index, hashes: set[str]) -> dict[str, np.ndarray]:
+    """Vectors already in the table for these text hashes: edits re-encode only what changed."""
+    found: dict[str, np.ndarray] = {}
+    wanted = sorted(hashes)
+    for i in range(0, len(wanted), IN_BATCH):
+        part = wanted[i:i + IN_BATCH]
+        table = (index.chunks.search().where(sql_in("text_hash", part))
+                 .select(["text_hash", "vector"]).limit(None).to_arrow())
+        if not table.num_rows:
+            continue
+        vectors = np.asarray(table["vector"].combine_chunks().flatten().to_numpy(
+            zero_copy_only=False)).reshape(table.num_rows, -1)
+        for h, vec in zip(table["text_hash"].to_pylist(), vectors, strict=True):
+            found.setdefault(h, vec.astype(np.float32))
+    return found
+
+
+def delete_chunks(index: Index, keys: Iterable[tuple[str, str]]) -> int:
+    deleted = 0
+    for predicate in path_filter(keys):
+        deleted += index.chunks.count_rows(predicate)
+        index.chunks.delete(predicate)
+    return deleted
+
+
+def add_chunks(index: Index, rows: list[dict], vectors: np.ndarray) -> None:
+    if not rows:
+        return
+    schema = chunks_schema(index.meta)
+    columns = {f.name: [r[f.name] for r in rows] for f in schema if f.name != "vector"}
+    dtype = np.float16 if index.meta.vector_dtype == "float16" else np.float32
+    flat = pa.array(vectors.astype(dtype).reshape(-1))
+    columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, index.meta.dim)
+    index.chunks.add(pa.Table.from_pydict(columns, schema=schema))
+
+
+def upsert_manifest(index: Index, rows: list[dict]) -> None:
+    if not rows:
+        return
+    table = pa.Table.from_pylist(rows, schema=FILES_SCHEMA)
+    (index.files.merge_insert(["vault", "path"]).when_matched_update_all()
+     .when_not_matched_insert_all().execute(table))
+
+
+def delete_manifest(index: Index, keys: Iterable[tuple[str, str]]) -> None:
+    for predicate in path_filter(keys):
+        index.files.delete(predicate)
+
+
+def delete_vaults(index: Index, vault_ids: Iterable[str]) -> int:
+    """Prune vaults removed from config: their chunks first, then their manifest."""
+    ids = sorted(vault_ids)
+    if not ids:
+        return 0
+    predicate = sql_in("vault", ids)
+    deleted = index.chunks.count_rows(predicate)
+    index.chunks.delete(predicate)
+    index.files.delete(predicate)
+    return deleted

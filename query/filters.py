@@ -1,0 +1,103 @@
+"""Search filters as SQL predicates, applied inside each candidate pool (before top-k).
+
+Filtering after fusion would let the best hits outside the filter eat the k
+slots and return too few results; every filter here goes into LanceDB's
+``where(..., prefilter=True)`` for both the BM25 and the vector search.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import pathspec
+
+from core.errors import VqError
+from core.store import Index, path_filter, sql_in, sql_str
+
+
+@dataclass(frozen=True)
+class Filters:
+    vaults: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()          # gitignore-style globs, relative to the vault root
+    exclude_paths: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    since: str | None = None             # YYYY-MM-DD: frontmatter date, else file mtime
+    languages: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
+
+    def active(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if v}
+
+
+class EmptyFilter(VqError):
+    """A filter matched nothing in the index; exits 1 like an empty search."""
+
+    exit_code = 1
+
+
+def parse_since(value: str) -> tuple[str, float]:
+    """``2024-05-01`` or ``30d``/``2w`` → (ISO date, epoch seconds at its midnight UTC)."""
+    value = value.strip()
+    units = {"d": 1, "w": 7, "m": 30, "y": 365}
+    if value[:-1].isdigit() and value[-1:] in units:
+        day = dt.date.today() - dt.timedelta(days=int(value[:-1]) * units[value[-1]])
+    else:
+        try:
+            day = dt.date.fromisoformat(value[:10])
+        except ValueError:
+            raise VqError(f"--since {value!r} is not a date",
+                          "use YYYY-MM-DD or a relative age such as 30d, 2w, 6m") from None
+    stamp = dt.datetime.combine(day, dt.time(), tzinfo=dt.timezone.utc).timestamp()
+    return day.isoformat(), stamp
+
+
+def predicates(index: Index, f: Filters) -> dict[str, str]:
+    """One SQL predicate per active filter, named so an empty result can say which."""
+    out: dict[str, str] = {}
+    if f.vaults:
+        out["vault"] = sql_in("vault", f.vaults)
+    if f.kinds:
+        out["kind"] = sql_in("kind", f.kinds)
+    if f.languages:
+        out["lang"] = sql_in("language", f.languages)
+    if f.symbols:
+        out["symbol"] = " OR ".join(f"symbol = {sql_str(s)} OR symbol LIKE {sql_str('%.' + s)}"
+                                    for s in f.symbols)
+    if f.tags:
+        out["tag"] = " OR ".join(f"array_has(tags, {sql_str(t.lower().lstrip('#'))})"
+                                 for t in f.tags)
+    if f.since:
+        day, stamp = parse_since(f.since)
+        out["since"] = (f"(doc_date IS NOT NULL AND doc_date >= {sql_str(day)}) OR "
+                        f"(doc_date IS NULL AND mtime >= {stamp})")
+    if f.paths or f.exclude_paths:
+        out["path"] = _path_predicate(index, f)
+    return out
+
+
+def _path_predicate(index: Index, f: Filters) -> str:
+    """Globs are matched against the manifest in Python (exact gitignore semantics)."""
+    include = pathspec.GitIgnoreSpec.from_lines(f.paths) if f.paths else None
+    exclude = pathspec.GitIgnoreSpec.from_lines(f.exclude_paths)
+    data = index.files.search().select(["vault", "path"]).limit(None).to_arrow().to_pydict()
+    keys = [(v, p) for v, p in zip(data["vault"], data["path"], strict=True)
+            if (include is None or include.match_file(p)) and not exclude.match_file(p)]
+    if not keys:
+        return "false"
+    return " OR ".join(f"({p})" for p in path_filter(keys, batch=10_000))
+
+
+def combine(preds: dict[str, str]) -> str | None:
+    return " AND ".join(f"({p})" for p in preds.values()) or None
+
+
+def explain_empty(index: Index, preds: dict[str, str]) -> str | None:
+    """Name the filter that matches no chunk at all, if one does."""
+    for name, pred in preds.items():
+        if pred == "false" or not index.chunks.count_rows(pred):
+            return name
+    if len(preds) > 1 and not index.chunks.count_rows(combine(preds)):
+        return " + ".join(preds)
+    return None

@@ -1,0 +1,94 @@
+"""One way to turn a hit into output: JSON objects, path lists, or a readable list."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from query.search import Hit, Result
+
+SNIPPET_CHARS = 240
+_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+
+
+def terms(query: str) -> list[str]:
+    return [t.lower() for t in _WORD.findall(query) if len(t) > 2]
+
+
+def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
+    """The window of the chunk with the most query terms, on one line."""
+    words = terms(query)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    best = max(range(len(lines)), key=lambda i: (sum(w in lines[i].lower() for w in words), -i))
+    out = " ".join(lines[best:best + 4])
+    return out if len(out) <= width else out[:width - 1].rstrip() + "…"
+
+
+def location(hit: Hit) -> str:
+    where = f"{hit.vault}:{hit.path}:{hit.start_line}-{hit.end_line}"
+    return f"{where}#page={hit.page}" if hit.page else where
+
+
+def hit_json(hit: Hit, query: str, with_text: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "rank": hit.rank, "score": hit.score, "vault": hit.vault, "path": hit.path,
+        "abs_path": hit.abs_path, "start_line": hit.start_line, "end_line": hit.end_line,
+        "breadcrumb": hit.breadcrumb, "kind": hit.kind, "snippet": snippet(hit.text, query),
+        "signals": hit.signals,
+    }
+    if hit.symbol:
+        out["symbol"] = hit.symbol
+    if hit.language:
+        out["language"] = hit.language
+    if hit.page:
+        out["page"] = hit.page
+    if with_text:
+        out["text"] = hit.text
+    return out
+
+
+def explain_json(res: Result) -> dict[str, Any]:
+    return {"method": res.method, "requested_method": res.requested_method, "model": res.model,
+            "device": res.device or None, "filters": res.filters, "pools": res.pools,
+            "notices": res.notices, "seconds": round(res.seconds, 4)}
+
+
+def unique_paths(res: Result) -> list[str]:
+    seen: dict[str, None] = {}
+    for hit in res.hits:
+        seen.setdefault(hit.abs_path, None)
+    return list(seen)
+
+
+def render(res: Result, query: str, explain: bool, console: Any) -> None:
+    """The TTY list: rank, location, breadcrumb, a highlighted snippet, the score."""
+    from rich.markup import escape
+    from rich.text import Text
+
+    for hit in res.hits:
+        head = Text.assemble((f"{hit.rank:>2}. ", "bold"), (location(hit), "cyan"),
+                             (f"  {hit.score:.4f}", "dim"))
+        console.print(head)
+        if hit.breadcrumb:
+            console.print(Text("    " + hit.breadcrumb + (f"  [{hit.symbol}]" if hit.symbol
+                                                          else ""), style="green"))
+        body = Text("    " + snippet(hit.text, query))
+        for word in terms(query):
+            body.highlight_words([word], style="bold yellow", case_sensitive=False)
+        console.print(body)
+        if explain:
+            console.print(Text("    " + _signals_line(hit), style="dim"))
+    if explain:
+        info = explain_json(res)
+        console.print(escape(f"method={info['method']} model={info['model']} "
+                             f"device={info['device']} pools={info['pools']} "
+                             f"filters={info['filters']} {info['seconds']}s"), style="dim")
+
+
+def _signals_line(hit: Hit) -> str:
+    parts = []
+    for name, sig in hit.signals.items():
+        parts.append(f"{name}: " + " ".join(f"{k}={v}" for k, v in sig.items()))
+    return "; ".join(parts)

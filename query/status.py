@@ -1,0 +1,71 @@
+"""What the index holds and how fresh it is, read without loading a model or torch."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core import store
+from core.lock import lock_state
+from core.settings import Settings
+
+
+@dataclass
+class VaultStatus:
+    id: str
+    path: str
+    kind: str
+    files: int = 0
+    chunks: int = 0
+    errors: int = 0
+    root_exists: bool = True
+    configured: bool = True
+
+
+@dataclass
+class Status:
+    index_dir: str
+    model: str
+    dim: int
+    schema_version: int
+    vaults: list[VaultStatus] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
+    last_build: dict[str, Any] | None = None
+    lock: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def read_status(settings: Settings, max_errors: int = 50) -> Status:
+    index = store.open_index(settings.index_dir)
+    meta = index.meta
+    out = Status(settings.index_dir, meta.model, meta.dim, meta.schema_version)
+    files = index.files.search().select(["vault", "path", "chunks", "error"]).limit(None)
+    data = files.to_arrow().to_pydict()
+    by_vault: dict[str, VaultStatus] = {
+        v.id: VaultStatus(v.id, str(v.path), v.kind, root_exists=v.path.is_dir())
+        for v in settings.vaults}
+    for vault, path, chunks, error in zip(data["vault"], data["path"], data["chunks"],
+                                          data["error"], strict=True):
+        vs = by_vault.setdefault(vault, VaultStatus(vault, "", "", configured=False))
+        vs.files += 1
+        vs.chunks += chunks or 0
+        if error:
+            vs.errors += 1
+            if len(out.errors) < max_errors:
+                out.errors.append({"vault": vault, "path": path, "error": error})
+    out.vaults = list(by_vault.values())
+    out.last_build = last_build(index)
+    out.lock = lock_state(settings.build_lock)
+    return out
+
+
+def last_build(index: store.Index) -> dict[str, Any] | None:
+    if index.builds is None or not index.builds.count_rows():
+        return None
+    rows = index.builds.search().limit(None).to_arrow().to_pylist()
+    row = max(rows, key=lambda r: r["started_at"])
+    row["summary"] = json.loads(row["summary"] or "{}")
+    return row

@@ -1,0 +1,218 @@
+"""Code chunking on realistic sources, with exact symbols and line ranges."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.handlers import HANDLED_EXTENSIONS, Document, Limits, handler_for
+from indexer.handlers.code import code_handler, language_for
+from indexer.handlers.text import text_handler
+
+PYTHON = '''\
+"""Billing helpers."""
+
+import os
+from decimal import Decimal
+
+TAX = Decimal("0.2")
+
+
+@lru_cache(maxsize=None)
+def rate(country: str) -> Decimal:
+    return TAX
+
+
+# Invoices are immutable once issued.
+class Invoice:
+    """An issued invoice."""
+
+    currency = "EUR"
+
+    def __init__(self, lines):
+        self.lines = lines
+
+    @property
+    def total(self):
+        return sum(line.amount for line in self.lines)
+
+
+async def send(invoice):
+    await invoice.post()
+
+
+if __name__ == "__main__":
+    print(rate("FR"))
+'''
+
+JAVASCRIPT = """\
+import { api } from "./api.js";
+
+/**
+ * Fetch a user by id.
+ */
+export async function getUser(id) {
+  return api.get(`/users/${id}`);
+}
+
+export const formatName = (user) => {
+  return `${user.first} ${user.last}`;
+};
+
+class UserCache {
+  constructor() {
+    this.map = new Map();
+  }
+}
+
+export default function () {
+  return new UserCache();
+}
+"""
+
+GO = """\
+package server
+
+import "net/http"
+
+// Server serves the index over HTTP.
+type Server struct {
+\taddr string
+}
+
+// Start listens on addr.
+func (s *Server) Start() error {
+\treturn http.ListenAndServe(s.addr, nil)
+}
+
+func New(addr string) *Server {
+\treturn &Server{addr: addr}
+}
+"""
+
+Row = tuple[int, int, str, str, str]
+
+
+def rows(document: Document) -> list[Row]:
+    return [
+        (c.start_line, c.end_line, c.symbol, c.symbol_kind, c.breadcrumb) for c in document.chunks
+    ]
+
+
+def test_registry_routes_code_and_text() -> None:
+    assert handler_for("src/app.py") == ("code", code_handler)
+    assert handler_for("build/Makefile") == ("code", code_handler)
+    assert handler_for("Dockerfile") == ("code", code_handler)
+    assert handler_for("README") == ("text", text_handler)
+    assert handler_for("config/settings.YAML") == ("text", text_handler)
+    assert handler_for("photo.jpg") is None
+    assert handler_for(".bashrc") is None
+    assert {".py", ".md", ".txt", ".tsx", ".r"} <= HANDLED_EXTENSIONS
+
+
+@pytest.mark.parametrize(
+    ("path", "language"),
+    [("a.py", "python"), ("b.tsx", "typescript"), ("c.hpp", "cpp"), ("x/Makefile", "make")],
+)
+def test_language_by_extension(path: str, language: str) -> None:
+    assert language_for(path) == language
+
+
+def test_python_definitions_with_decorators_and_comments() -> None:
+    document = code_handler(PYTHON, "billing/invoice.py", Limits())
+    assert (document.language, document.title) == ("python", "invoice")
+    assert rows(document) == [
+        (1, 6, "", "", "billing/invoice.py"),
+        (9, 11, "rate", "function", "billing/invoice.py :: rate"),
+        (14, 25, "Invoice", "class", "billing/invoice.py :: Invoice"),
+        (28, 29, "send", "function", "billing/invoice.py :: send"),
+        (32, 33, "", "", "billing/invoice.py"),
+    ]
+    assert document.chunks[1].text.startswith("@lru_cache(maxsize=None)\ndef rate")
+
+
+def test_oversized_python_class_is_split_into_methods() -> None:
+    document = code_handler(PYTHON, "billing/invoice.py", Limits(max_chars=120))
+    assert rows(document)[2:5] == [
+        (14, 18, "Invoice", "class", "billing/invoice.py :: Invoice"),
+        (20, 21, "Invoice.__init__", "method", "billing/invoice.py :: Invoice :: __init__"),
+        (23, 25, "Invoice.total", "method", "billing/invoice.py :: Invoice :: total"),
+    ]
+    assert document.chunks[4].text.startswith("    @property\n    def total")
+
+
+def test_oversized_function_is_split_by_lines_and_keeps_its_symbol() -> None:
+    body = "\n".join(f"    step_{i} = compute({i})" for i in range(12))
+    text = f"def pipeline():\n{body}\n\n    return step_11\n"
+    document = code_handler(text, "etl.py", Limits(max_chars=100))
+    assert len(document.chunks) > 1
+    assert {c.symbol for c in document.chunks} == {"pipeline"}
+    assert all(len(c.text) <= 100 for c in document.chunks)
+    assert document.chunks[0].start_line == 1
+    assert document.chunks[-1].end_line == 15
+
+
+def test_javascript_functions_arrows_classes_and_anonymous_default() -> None:
+    document = code_handler(JAVASCRIPT, "web/users.js", Limits())
+    assert document.language == "javascript"
+    assert rows(document) == [
+        (1, 1, "", "", "web/users.js"),
+        (3, 8, "getUser", "function", "web/users.js :: getUser"),
+        (10, 12, "formatName", "function", "web/users.js :: formatName"),
+        (14, 18, "UserCache", "class", "web/users.js :: UserCache"),
+        (20, 22, "", "function", "web/users.js"),
+    ]
+
+
+def test_go_types_functions_and_methods() -> None:
+    document = code_handler(GO, "srv/server.go", Limits())
+    assert document.language == "go"
+    assert rows(document) == [
+        (1, 3, "", "", "srv/server.go"),
+        (5, 8, "Server", "class", "srv/server.go :: Server"),
+        (10, 13, "Server.Start", "method", "srv/server.go :: Server :: Start"),
+        (15, 17, "New", "function", "srv/server.go :: New"),
+    ]
+
+
+def test_tiny_symbol_less_blocks_merge() -> None:
+    text = 'import x from "x";\n\nexport default function () {\n  return x;\n}\n'
+    assert rows(code_handler(text, "web/index.js", Limits())) == [(1, 5, "", "", "web/index.js")]
+
+
+def test_unknown_language_falls_back_to_symbol_less_paragraphs() -> None:
+    text = "step one\nstep two\n\nstep three\n"
+    document = code_handler(text, "tools/run.unknown", Limits(max_chars=20))
+    assert document.language == ""
+    assert rows(document) == [
+        (1, 2, "", "", "tools/run.unknown"),
+        (4, 4, "", "", "tools/run.unknown"),
+    ]
+
+
+def test_code_without_definitions_is_one_symbol_less_block() -> None:
+    text = "#!/bin/sh\nset -eu\n\necho building\nmake all\n"
+    assert rows(code_handler(text, "scripts/build.sh", Limits())) == [
+        (1, 5, "", "", "scripts/build.sh")
+    ]
+
+
+def test_python_that_does_not_tokenize_still_chunks() -> None:
+    """Statements found before the tokenizer gives up still end definitions."""
+    text = 'def ok():\n    return 1\n\nx = """never closed\ndef inside():\n'
+    document = code_handler(text, "broken.py", Limits())
+    assert [(c.start_line, c.end_line, c.symbol) for c in document.chunks] == [
+        (1, 2, "ok"),
+        (4, 4, ""),
+        (5, 5, "inside"),
+    ]
+
+
+def test_text_handler_packs_paragraphs() -> None:
+    text = "alpha beta\ngamma\n\n\ndelta\n"
+    document = text_handler(text, "notes/plain.txt", Limits(max_chars=12))
+    assert document.title == "plain"
+    assert [(c.start_line, c.end_line, c.breadcrumb) for c in document.chunks] == [
+        (1, 1, "notes/plain.txt"),
+        (2, 2, "notes/plain.txt"),
+        (5, 5, "notes/plain.txt"),
+    ]

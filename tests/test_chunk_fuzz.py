@@ -1,0 +1,190 @@
+"""Property tests: every handler keeps the chunk invariants on arbitrary input.
+
+The invariants are what the indexer and the result display rely on: a chunk's
+text is exactly its lines, ranges never overlap, and no non-blank line is lost.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.handlers import Document, Limits
+from indexer.handlers.code import LANGUAGE_BY_EXTENSION, code_handler
+from indexer.handlers.markdown import markdown_handler
+from indexer.handlers.text import text_handler
+
+FUZZ = settings(max_examples=200, deadline=None)
+
+MARKDOWN_LINES = [
+    "---",
+    "...",
+    "title: Fuzz",
+    "tags: [a, '#B']",
+    "date: 2024-13-45",
+    "tags: [unclosed",
+    "# Title",
+    "## Section ##",
+    "### Sub",
+    "####### seven",
+    "#nospace",
+    "   # indented",
+    "```",
+    "```python",
+    "````",
+    "~~~",
+    "~~~~ js",
+    "``` a`b",
+    "# comment in code?",
+    "plain text line",
+    "- list item",
+    "",
+    "   ",
+    "\t",
+    "x" * 60,
+]
+PYTHON_LINES = [
+    "import os",
+    "from a import b",
+    "@decorator",
+    "@decorator(",
+    ")",
+    "def f(x):",
+    "async def g():",
+    "class C(Base):",
+    "    def method(self):",
+    "    @property",
+    "    async def other(self):",
+    "        return 1",
+    "    x = 1",
+    "# comment",
+    '"""',
+    "'''",
+    "if __name__ == '__main__':",
+    "    main()",
+    "(",
+    "\tbad indent",
+    "",
+    "    ",
+]
+JS_LINES = [
+    "import x from 'y';",
+    "/**",
+    " * Doc comment.",
+    " */",
+    "// line comment",
+    "export default function () {",
+    "export async function load(a) {",
+    "function* gen() {",
+    "class Foo extends Bar {",
+    "  method() {",
+    "const handler = async (req) => {",
+    "let x = y => y * 2;",
+    "@Component({",
+    "})",
+    "}",
+    "  return 1;",
+    "",
+]
+
+
+def lines_of(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def assert_invariants(text: str, document: Document, skipped: int = 0) -> None:
+    """The contract in ``indexer.handlers.base``; ``skipped`` leading lines are frontmatter."""
+    lines = lines_of(text)
+    covered: list[int] = []
+    previous_end = 0
+    for chunk in document.chunks:
+        assert 1 <= chunk.start_line <= chunk.end_line <= len(lines), chunk
+        assert chunk.start_line > previous_end, "chunks overlap or are unsorted"
+        assert chunk.text == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        assert lines[chunk.start_line - 1].strip(), "chunk starts on a blank line"
+        assert lines[chunk.end_line - 1].strip(), "chunk ends on a blank line"
+        covered.extend(range(chunk.start_line, chunk.end_line + 1))
+        previous_end = chunk.end_line
+    non_blank = {n for n, line in enumerate(lines, 1) if line.strip() and n > skipped}
+    assert non_blank <= set(covered), "a non-blank line is in no chunk"
+
+
+def assert_sizes(document: Document, limits: Limits) -> None:
+    """Over-long chunks are only single lines (a line is never cut)."""
+    for chunk in document.chunks:
+        assert len(chunk.text) <= limits.max_chars or "\n" not in chunk.text
+
+
+def documents(fragments: list[str]) -> st.SearchStrategy[str]:
+    """Texts built from meaningful fragments plus noise, with mixed line endings."""
+    line = st.one_of(st.sampled_from(fragments), st.text(max_size=30))
+    return st.builds(
+        lambda parts, newline: newline.join(parts),
+        st.lists(line, max_size=40),
+        st.sampled_from(["\n", "\r\n", "\r"]),
+    )
+
+
+limits_strategy = st.builds(
+    Limits, max_chars=st.integers(min_value=1, max_value=300), min_chars=st.integers(0, 100)
+)
+
+
+def frontmatter_length(text: str) -> int:
+    """How many leading lines the markdown handler may leave out of chunks."""
+    lines = lines_of(text)
+    if not lines or lines[0].lstrip("\ufeff").rstrip() != "---":
+        return 0
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in ("---", "..."):
+            return index + 1
+    return 0
+
+
+@FUZZ
+@given(text=documents(MARKDOWN_LINES), limits=limits_strategy)
+def test_markdown_invariants(text: str, limits: Limits) -> None:
+    document = markdown_handler(text, "notes/fuzz.md", limits)
+    assert_invariants(text, document, skipped=frontmatter_length(text))
+    assert_sizes(document, limits)
+    assert all(tag == tag.lower() and not tag.startswith("#") for tag in document.tags)
+
+
+@FUZZ
+@given(text=documents(PYTHON_LINES), limits=limits_strategy)
+def test_python_invariants(text: str, limits: Limits) -> None:
+    document = code_handler(text, "pkg/fuzz.py", limits)
+    assert_invariants(text, document)
+    assert_sizes(document, limits)
+    for chunk in document.chunks:
+        path = chunk.symbol.split(".") if chunk.symbol else []
+        assert chunk.breadcrumb == " :: ".join(["pkg/fuzz.py", *path])
+
+
+@FUZZ
+@given(text=documents(JS_LINES), limits=limits_strategy)
+def test_javascript_invariants(text: str, limits: Limits) -> None:
+    document = code_handler(text, "web/fuzz.js", limits)
+    assert_invariants(text, document)
+    assert_sizes(document, limits)
+
+
+@FUZZ
+@given(text=documents(MARKDOWN_LINES + PYTHON_LINES), limits=limits_strategy)
+def test_text_invariants(text: str, limits: Limits) -> None:
+    document = text_handler(text, "docs/fuzz.txt", limits)
+    assert_invariants(text, document)
+    assert_sizes(document, limits)
+    assert all(chunk.breadcrumb == "docs/fuzz.txt" for chunk in document.chunks)
+
+
+CODE_PATHS = [f"src/a{ext}" for ext in LANGUAGE_BY_EXTENSION] + ["Makefile", "Dockerfile"]
+
+
+@FUZZ
+@given(text=st.text(max_size=400), limits=limits_strategy)
+def test_arbitrary_text_never_breaks_any_handler(text: str, limits: Limits) -> None:
+    assert_invariants(text, markdown_handler(text, "a.md", limits), frontmatter_length(text))
+    assert_invariants(text, text_handler(text, "a.txt", limits))
+    for path in CODE_PATHS:
+        assert_invariants(text, code_handler(text, path, limits))

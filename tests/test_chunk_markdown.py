@@ -1,0 +1,225 @@
+"""Markdown chunking on realistic notes, with exact line ranges."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.handlers import Document, Limits, handler_for
+from indexer.handlers.markdown import markdown_handler
+
+RUNBOOK = """\
+---
+title: Deploy runbook
+tags: [Ops, "#Kubernetes", ops]
+date: 2024-03-05
+---
+
+Short intro before any heading.
+
+# Deploy runbook
+
+## Prerequisites
+
+Install kubectl and log in.
+
+## Rollout
+
+### Staging
+
+```bash
+# apply the manifests
+kubectl apply -f k8s/
+```
+
+### Production ##
+
+~~~
+# not a heading either
+~~~
+
+# Appendix
+
+Links to dashboards.
+"""
+
+
+def ranges(document: Document) -> list[tuple[int, int, str]]:
+    return [(c.start_line, c.end_line, c.breadcrumb) for c in document.chunks]
+
+
+def chunk_markdown(text: str, path: str = "notes/note.md", **limits: int) -> Document:
+    return markdown_handler(text, path, Limits(**limits))
+
+
+def test_registry_routes_markdown() -> None:
+    assert handler_for("notes/runbook.md") == ("markdown", markdown_handler)
+    assert handler_for("docs/page.MDX") == ("markdown", markdown_handler)
+
+
+def test_frontmatter_feeds_metadata_and_is_never_chunked() -> None:
+    document = chunk_markdown(RUNBOOK)
+    assert document.title == "Deploy runbook"
+    assert document.tags == ("ops", "kubernetes")
+    assert document.date == "2024-03-05"
+    assert document.language == ""
+    assert document.chunks[0].start_line == 7
+    assert document.chunks[0].text == "Short intro before any heading."
+
+
+def test_sections_fences_and_heading_merge() -> None:
+    """Heading-only sections (H1 here, `## Rollout`) join the section below them."""
+    assert ranges(chunk_markdown(RUNBOOK)) == [
+        (7, 7, "Deploy runbook"),
+        (9, 13, "Deploy runbook > Prerequisites"),
+        (15, 22, "Deploy runbook > Rollout > Staging"),
+        (24, 28, "Deploy runbook > Rollout > Production"),
+        (30, 32, "Deploy runbook > Appendix"),
+    ]
+
+
+def test_hash_lines_inside_fences_are_not_headings() -> None:
+    document = chunk_markdown(RUNBOOK)
+    staging = document.chunks[2]
+    assert "# apply the manifests" in staging.text
+    assert staging.text.endswith("```")
+    assert "# not a heading either" in document.chunks[3].text
+    assert not any("apply" in c.breadcrumb or "either" in c.breadcrumb for c in document.chunks)
+
+
+def test_nested_breadcrumbs_under_a_distinct_title() -> None:
+    text = (
+        "---\ntitle: Architecture\n---\n"  # 1-3
+        "# Storage\n"  # 4
+        "Storage overview.\n"  # 5
+        "## Index\n"  # 6
+        "### Vectors\n"  # 7
+        "Flat L2 index.\n"  # 8
+        "### Text\n"  # 9
+        "BM25 over chunks.\n"  # 10
+        "## Locks\n"  # 11
+        "One writer.\n"  # 12
+        "# Query\n"  # 13
+        "Hybrid search.\n"  # 14
+    )
+    assert ranges(chunk_markdown(text)) == [
+        (4, 5, "Architecture > Storage"),
+        (6, 8, "Architecture > Storage > Index > Vectors"),
+        (9, 10, "Architecture > Storage > Index > Text"),
+        (11, 12, "Architecture > Storage > Locks"),
+        (13, 14, "Architecture > Query"),
+    ]
+
+
+def test_title_falls_back_to_first_h1_then_stem() -> None:
+    assert chunk_markdown("intro\n\n# Real Title\nbody\n").title == "Real Title"
+    untitled = chunk_markdown("## Only an H2\nbody\n", path="journal/2024-01-02 standup.md")
+    assert untitled.title == "2024-01-02 standup"
+    assert ranges(untitled) == [(1, 2, "2024-01-02 standup > Only an H2")]
+
+
+def test_heading_only_section_at_end_keeps_its_own_chunk() -> None:
+    assert ranges(chunk_markdown("# A\n\ntext\n\n## Last ##\n\n")) == [
+        (1, 3, "A"),
+        (5, 5, "A > Last"),
+    ]
+
+
+def test_oversized_section_splits_at_paragraphs_then_lines() -> None:
+    lines = [
+        "# Big",  # 1
+        "",
+        "a" * 40,  # 3
+        "b" * 40,  # 4
+        "",
+        "c" * 50,  # 6
+        "",
+        "d" * 30,  # 8
+        "",
+        "e" * 45,  # 10
+        "f" * 45,  # 11
+        "g" * 45,  # 12
+        "",
+        "h" * 150,  # 14: one line longer than max_chars stays whole
+    ]
+    document = chunk_markdown("\n".join(lines), max_chars=100)
+    assert [(c.start_line, c.end_line) for c in document.chunks] == [
+        (1, 4),
+        (6, 8),
+        (10, 11),
+        (12, 12),
+        (14, 14),
+    ]
+    assert {c.breadcrumb for c in document.chunks} == {"Big"}
+    assert all(len(c.text) <= 100 for c in document.chunks[:-1])
+
+
+def test_fence_with_blank_lines_is_not_split_when_it_fits() -> None:
+    lines = [
+        "# Code",  # 1
+        "",
+        "i" * 30,  # 3
+        "",
+        "```",  # 5
+        "a" * 20,
+        "",  # 7: blank inside the fence is not a paragraph break
+        "b" * 20,
+        "```",  # 9
+        "",
+        "o" * 60,  # 11
+    ]
+    document = chunk_markdown("\n".join(lines), max_chars=100)
+    assert [(c.start_line, c.end_line) for c in document.chunks] == [(1, 9), (11, 11)]
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "tags", "date"),
+    [
+        ("tags: 'Alpha, beta  #Gamma'\ndate: 2024-3-5", ("alpha", "beta", "gamma"), "2024-03-05"),
+        ("tags: solo\nupdated: 2023-12-31T08:00:00Z", ("solo",), "2023-12-31"),
+        ("tags: [1, null, '#x']\ncreated: '2022/02/01'", ("1", "x"), "2022-02-01"),
+        ("date: not a date\nupdated: 2021-02-30\ncreated: 2020-01-01", (), "2020-01-01"),
+        ("tags: {a: b}\ndate: 2024-13-45", (), None),
+    ],
+)
+def test_frontmatter_values_are_normalised(
+    frontmatter: str, tags: tuple[str, ...], date: str | None
+) -> None:
+    document = chunk_markdown(f"---\n{frontmatter}\n---\nbody\n")
+    assert (document.tags, document.date) == (tags, date)
+
+
+def test_malformed_frontmatter_is_ignored_not_fatal() -> None:
+    text = "---\ntitle: [unclosed\ntags: a, b\n---\n# Real title\ntext\n"
+    document = chunk_markdown(text, path="notes/broken.md")
+    assert (document.title, document.tags, document.date) == ("Real title", (), None)
+    assert ranges(document) == [(5, 6, "Real title")]
+
+
+def test_non_mapping_frontmatter_is_ignored() -> None:
+    document = chunk_markdown("---\n- just\n- a list\n---\nbody\n", path="n/list.md")
+    assert (document.title, document.tags) == ("list", ())
+    assert ranges(document) == [(5, 5, "list")]
+
+
+def test_file_with_only_frontmatter_has_no_chunks() -> None:
+    document = chunk_markdown("---\ntitle: Empty\ntags: [x]\n---\n\n\n")
+    assert document.chunks == ()
+    assert (document.title, document.tags) == ("Empty", ("x",))
+
+
+def test_unclosed_frontmatter_is_plain_text() -> None:
+    document = chunk_markdown("---\ntitle: nope\n# Head\nbody\n")
+    assert document.title == "Head"
+    assert ranges(document) == [(1, 2, "Head"), (3, 4, "Head")]
+
+
+def test_crlf_line_endings_keep_line_numbers() -> None:
+    document = chunk_markdown("---\r\ntitle: T\r\n---\r\n# H\r\nbody\r\n")
+    assert document.title == "T"
+    assert ranges(document) == [(4, 5, "T > H")]
+    assert document.chunks[0].text == "# H\nbody"
+
+
+def test_empty_and_blank_files_have_no_chunks() -> None:
+    assert chunk_markdown("").chunks == ()
+    assert chunk_markdown(" \n\t\n").chunks == ()
