@@ -147,3 +147,24 @@ def quiet_hub() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
+_LOADED: dict[tuple[str, str, str], Any] = {}
+
+
+def shared_model(kind: str, name: str, device: str, batch_size: int = 64) -> Any:
+    """One loaded model per process and (kind, name, device): warm reuse for long-lived
+    processes (scheduler, MCP server, test sessions) instead of a reload per call.
+
+    ``kind`` is "encoder" (an ``Encoder``) or "cross" (a CrossEncoder for reranking).
+    """
+    key = (kind, name, device)
+    if key not in _LOADED:
+        if kind == "encoder":
+            _LOADED[key] = Encoder(name, device, batch_size)
+        else:
+            _LOADED[key] = load_sentence_transformer(name, resolve_device(device), "CrossEncoder")
+    model = _LOADED[key]
+    if kind == "encoder":
+        model.batch_size = batch_size
+    return model

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from core import store
-from core.encoder import Encoder
+from core.encoder import Encoder, shared_model
 from core.errors import IndexMismatch
 from core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from core.settings import Settings
@@ -101,7 +101,7 @@ class Builder:
     def encoder(self) -> Encoder:
         if self._encoder is None:
             s = self.settings
-            self._encoder = Encoder(s.model, s.device, s.batch_size)
+            self._encoder = shared_model("encoder", s.model, s.device, s.batch_size)
         self.summary.device = self._encoder.device.name
         return self._encoder
 

@@ -13,6 +13,8 @@ COMMANDS = {
     "vault": ("indexer.vault_cli:vault", "Add, remove or list vaults in the config file."),
     "schedule": ("jobs.cli:schedule", "Run incremental builds on a cron schedule (daemon)."),
     "jobs": ("jobs.cli:jobs", "Print or install cron and systemd units for builds."),
+    "init": ("indexer.init_cli:init", "Write a config for this project with sensible vaults."),
+    "doctor": ("query.doctor_cli:doctor", "Check settings, model, index, lock; say what to fix."),
 }
 
 
@@ -38,3 +40,7 @@ def cli(ctx: click.Context, config: str | None, index_dir: str | None) -> None:
 
 def main() -> None:
     cli(prog_name="vq")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Edit the config file in place: comments and key order survive, writes are atomic.
+
+ruamel.yaml round-trips the file; the new text is validated by the same
+loader as every command before it replaces the old one (temp file, fsync,
+``os.replace``), so a failed write never leaves a truncated or invalid config.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from core.errors import ConfigError, VqError
+from core.settings import Settings, _build, read_config_file
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    y = YAML()
+    y.preserve_quotes = True
+    y.indent(mapping=2, sequence=4, offset=2)
+    return y
+
+
+def load_document(path: Path) -> Any:
+    from ruamel.yaml.comments import CommentedMap
+
+    if not path.exists():
+        return CommentedMap()
+    read_config_file(path)  # the same validation errors as every other command
+    doc = _yaml().load(path.read_text(encoding="utf-8"))
+    return doc if doc is not None else CommentedMap()
+
+
+def save_document(path: Path, doc: Any) -> Settings:
+    """Validate the new text, then atomically replace the file."""
+    buf = io.StringIO()
+    _yaml().dump(doc, buf)
+    text = buf.getvalue()
+    import yaml
+
+    _build(yaml.safe_load(text) or {}, str(path), path.parent, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    from core.settings import load_settings
+
+    return load_settings(str(path))
+
+
+def add_vault(path: Path, vault_id: str, root: str, include: tuple[str, ...] = (),
+              exclude: tuple[str, ...] = (), kind: str = "notes") -> Settings:
+    from ruamel.yaml.comments import CommentedMap
+
+    doc = load_document(path)
+    vaults = doc.get("vaults")
+    if vaults is None:
+        vaults = doc["vaults"] = CommentedMap()
+    if vault_id in vaults:
+        raise ConfigError(str(path), f"vaults.{vault_id}", "a vault with this id exists",
+                          f"pick another id, or `vq vault remove {vault_id}` first")
+    if not Path(root).expanduser().is_dir():
+        raise VqError(f"vault path {root} is not a folder", "give an existing folder")
+    spec = CommentedMap(path=str(Path(root).expanduser().resolve()), kind=kind)
+    if include:
+        spec["include"] = list(include)
+    if exclude:
+        spec["exclude"] = list(exclude)
+    vaults[vault_id] = spec
+    return save_document(path, doc)
+
+
+def remove_vault(path: Path, vault_id: str) -> Settings:
+    doc = load_document(path)
+    vaults = doc.get("vaults") or {}
+    if vault_id not in vaults:
+        raise ConfigError(str(path), f"vaults.{vault_id}", "no such vault",
+                          "see `vq vault list`")
+    del vaults[vault_id]
+    return save_document(path, doc)

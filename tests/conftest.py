@@ -1,0 +1,189 @@
+"""Shared fixtures: every test gets its own config and index dirs under tmp_path.
+
+The real model loads once per session (``encoder``) and is handed to in-process
+builds; searches reuse ``query.encoders``' per-process cache.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def env_setup(tmp_path, monkeypatch):
+    """No test reads the user's real config or index, or reaches for a model hub."""
+    for name in list(os.environ):
+        if name.startswith("VQ_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+NOTES = {
+    "deploy.md": """\
+        ---
+        title: Deploying the service
+        tags: [ops, release]
+        date: 2026-11-20
+        ---
+        # Deploying the service
+
+        ## Rollout
+
+        We roll out with a canary: five percent of traffic first, then the rest
+        after twenty minutes without alerts.
+
+        ## Rollback
+
+        To undo a bad release, redeploy the previous image tag. The database
+        migrations are backward compatible for one release.
+        """,
+    "adr/0001-storage.md": """\
+        # ADR 1: Storage engine
+
+        ## Decision
+
+        We keep the search index in LanceDB, embedded, one directory per index.
+
+        ## Consequences
+
+        Readers never lock; one writer at a time holds a file lock.
+        """,
+    "cooking.md": """\
+        # Bread
+
+        Knead the dough for ten minutes, then let it rise until doubled in size.
+        The oven must be very hot: bake the loaf at 250 degrees for half an hour.
+        """,
+    "errors.md": """\
+        # Error codes
+
+        ## E4711
+
+        The code E4711 means the upstream quota was exhausted for the day.
+        """,
+}
+
+CODE = {
+    "src/retry.py": '''\
+        """Small helpers for talking to flaky services."""
+
+        import time
+
+
+        def backoff_delays(attempts, base=0.5):
+            """Yield exponentially growing sleep times between retries."""
+            for n in range(attempts):
+                yield base * 2 ** n
+
+
+        class Client:
+            """An HTTP client that retries."""
+
+            def get(self, url):
+                return url
+        ''',
+}
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+@pytest.fixture
+def vault(tmp_path) -> Path:
+    """A small real notes tree."""
+    root = tmp_path / "notes"
+    write_tree(root, NOTES)
+    return root
+
+
+@pytest.fixture
+def code_vault(tmp_path) -> Path:
+    root = tmp_path / "code"
+    write_tree(root, CODE)
+    return root
+
+
+def write_config(path: Path, data: dict) -> Path:
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def config_file(tmp_path, vault) -> Path:
+    return write_config(tmp_path / "vq.yaml", {
+        "index_dir": str(tmp_path / "index"),
+        "vaults": {"notes": {"path": str(vault), "kind": "notes"}},
+    })
+
+
+@pytest.fixture
+def settings(config_file):
+    from core.settings import load_settings
+
+    return load_settings(str(config_file))
+
+
+@pytest.fixture(scope="session")
+def encoder():
+    """The real bundled MiniLM, loaded once for the whole session."""
+    from query.encoders import query_encoder
+
+    return query_encoder("all-MiniLM-L6-v2", "cpu")
+
+
+@pytest.fixture
+def build(encoder):
+    """In-process locked build with the session's model: ``build(settings, **kw)``."""
+    from jobs.runner import locked_build
+
+    def run(settings, **kwargs):
+        return locked_build(settings, encoder=encoder, **kwargs)
+
+    return run
+
+
+@pytest.fixture
+def built(settings, build):
+    """Settings whose index has been built once."""
+    summary = build(settings)
+    assert summary.outcome == "ok"
+    return settings
+
+
+@pytest.fixture
+def cli():
+    """Invoke the real `vq` click command in-process: ``cli("--config", f, "status")``."""
+    from query.cli import cli as root
+
+    runner = CliRunner()
+
+    def invoke(*args, **kwargs):
+        return runner.invoke(root, [str(a) for a in args], catch_exceptions=False, **kwargs)
+
+    return invoke
+
+
+def run_vq(*args, env=None, timeout=300, **kwargs) -> subprocess.CompletedProcess:
+    """`vq` in a fresh interpreter, as cron or a shell would run it."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "query.cli", *map(str, args)],
+                          capture_output=True, text=True, env=full_env, timeout=timeout,
+                          cwd=kwargs.pop("cwd", None), **kwargs)
