@@ -2,3 +2,7 @@
 
 Nothing here imports torch at module level; the encoder loads it on first use.
 """
+
+import os as _os
+
+_os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust logger warns on every table create

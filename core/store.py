@@ -32,7 +32,6 @@ class Index:
 
 
 def connect(location: str, storage_options: dict | None = None) -> Any:
-    os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust logger warns on every create
     import lancedb  # lancedb pulls in pyarrow and friends: only when an index is opened
 
     return lancedb.connect(location, read_consistency_interval=timedelta(0),
