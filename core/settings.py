@@ -63,6 +63,9 @@ class ScheduleSettings:
     jitter_seconds: int = 20
     misfire_grace_seconds: int = 120
     log_file: str | None = None
+    log_max_bytes: int = 10_000_000
+    log_backups: int = 3
+    stop_timeout_seconds: int = 60
 
 
 SECTIONS: dict[str, type] = {
@@ -80,6 +83,7 @@ class Settings:
     model: str = DEFAULT_MODEL
     device: str = "auto"
     batch_size: int = 64
+    write_batch_files: int = 400
     vector_dtype: str = "float16"
     max_file_bytes: int = 5_000_000
     lock_path: str | None = None
@@ -108,6 +112,7 @@ SCALARS: dict[str, tuple[type, ...]] = {
     "model": (str,),
     "device": (str,),
     "batch_size": (int,),
+    "write_batch_files": (int,),
     "vector_dtype": (str,),
     "max_file_bytes": (int,),
     "lock_path": (str, type(None)),

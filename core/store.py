@@ -43,10 +43,11 @@ def table_names(db: Any) -> list[str]:
 
 
 def exists(location: str) -> bool:
-    """True when ``location`` holds a vq index (cheap for local paths)."""
+    """True when ``location`` holds both vq tables (a build killed while creating them
+    leaves only one, which the next build recreates)."""
     if not paths.is_uri(location) and not os.path.isdir(os.path.join(location, CHUNKS + ".lance")):
         return False
-    return CHUNKS in table_names(connect(location))
+    return {CHUNKS, FILES} <= set(table_names(connect(location)))
 
 
 def open_index(location: str) -> Index:

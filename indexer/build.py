@@ -30,8 +30,6 @@ from indexer.reading import Unreadable, content_hash, decode, read_bytes
 from indexer.reconcile import ManifestRow, read_manifest, reconcile
 from indexer.rows import PendingChunk, document_rows, manifest_row
 
-BATCH_FILES = 400
-
 
 @dataclass
 class BuildSummary:
@@ -125,9 +123,7 @@ class Builder:
             self.summary.chunks_deleted += write.delete_vaults(index, plan.pruned_vaults)
             self.wrote |= bool(problem_rows or plan.deleted or plan.pruned_vaults)
         timer.lap("write")
-        if self.wrote:
-            maintain.ensure_indexes(index, self.settings)
-            maintain.optimize(index, self.settings)
+        maintain.run(index, self.settings, self.wrote)
         timer.lap("optimize")
         self.summary.seconds["total"] = round(time.time() - started, 3)
         self._record(index, started)
@@ -180,15 +176,17 @@ class Builder:
     def _process(self, index: store.Index, entries: list[FileEntry],
                  manifest: dict[tuple[str, str], ManifestRow], timer: _Timer) -> None:
         self.progress.stage("index", total=len(entries))
-        for start in range(0, len(entries), BATCH_FILES):
+        step = max(1, self.settings.write_batch_files)
+        for start in range(0, len(entries), step):
             if self.should_stop():
                 self.summary.outcome = "interrupted"
                 return
-            batch = entries[start:start + BATCH_FILES]
+            batch = entries[start:start + step]
             pending, keys, rows = self._chunk_batch(batch, manifest)
             timer.lap("chunk")
             vectors = self._vectors(index, pending)
             timer.lap("encode")
+            write.mark_pending(index, keys)
             self.summary.chunks_deleted += write.delete_chunks(index, keys)
             write.add_chunks(index, [p.row for p in pending], vectors)
             write.upsert_manifest(index, rows)

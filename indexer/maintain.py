@@ -41,3 +41,17 @@ def optimize(index: Index, settings: Settings) -> None:
     grace = timedelta(minutes=settings.maintenance.cleanup_grace_minutes)
     for table in (index.chunks, index.files):
         table.optimize(cleanup_older_than=grace)
+
+
+def unindexed_rows(table) -> int:
+    try:
+        return int(table.index_stats(f"{FTS_COLUMN}_idx").num_unindexed_rows)
+    except Exception:  # noqa: BLE001 - no index yet, or stats unsupported: nothing to fold
+        return 0
+
+
+def run(index: Index, settings: Settings, wrote: bool) -> None:
+    """Indexes are checked every build, so one killed mid-optimize is finished next time."""
+    ensure_indexes(index, settings)
+    if wrote or unindexed_rows(index.chunks):
+        optimize(index, settings)

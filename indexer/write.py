@@ -52,6 +52,17 @@ def add_chunks(index: Index, rows: list[dict], vectors: np.ndarray) -> None:
     index.chunks.add(pa.Table.from_pydict(columns, schema=schema))
 
 
+def mark_pending(index: Index, keys: list[tuple[str, str]]) -> None:
+    """Blank the hash of files about to be rewritten, before their chunks change.
+
+    If the build dies before the final manifest rows land, the blank hash
+    matches no content, so the next build re-chunks these files even if they
+    were meanwhile reverted to the content the old manifest row described.
+    """
+    for predicate in path_filter(keys):
+        index.files.update(where=predicate, values={"hash": ""})
+
+
 def upsert_manifest(index: Index, rows: list[dict]) -> None:
     if not rows:
         return

@@ -1,0 +1,395 @@
+"""`vq init`'s judgement: look at a project folder and propose vaults, each with a reason.
+
+A stat walk (no file is read except the first line of ``.vault`` notes, to
+spot frontmatter) that honours ``.gitignore`` and skips hidden, vendored and
+generated folders, then a few plain rules:
+
+- ``.vault/`` (decision records: ADRs, research, plans) is a ``notes`` vault;
+- top-level Markdown folders (``docs/``, or any folder that is mostly Markdown)
+  are ``notes`` vaults;
+- the source tree is one ``code`` vault at the root that excludes the folders
+  above and generated folders (a folder with no code at all is one ``notes``
+  vault instead);
+- PDFs and other documents are a ``docs`` vault.
+
+Writing the config (``write_config``) reuses ``core.configedit.save_document``,
+so the file is validated by the same loader as every command and replaced
+atomically; an existing config is never replaced without ``force``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pathspec
+
+from core import paths
+from indexer.discover import VENDORED_DIRS
+from indexer.handlers import handler_for
+from indexer.handlers.code import LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILENAME
+
+VAULT_DIR = ".vault"
+INDEX_DIR = ".vq"
+MARKDOWN = frozenset({".md", ".markdown", ".mdx"})
+DOCUMENTS = frozenset({".pdf", ".docx", ".doc", ".odt", ".rtf", ".epub", ".pptx", ".odp"})
+# Folder names that hold prose by convention, even when they also hold a few scripts.
+PROSE_DIRS = frozenset({"docs", "doc", "documentation", "notes", "wiki", "adr", "adrs",
+                        "decisions", "rfcs", "handbook", "guides", "manual"})
+# Build output and vendored code that a .gitignore often forgets; excluded from `code`.
+GENERATED_DIRS = frozenset({"vendor", "third_party", "build", "dist", "target", "out",
+                            "coverage", "htmlcov", "_build", "site", "venv", "env"})
+MAX_ENTRIES = 50_000  # a walk this long is a data folder, not a project: stop counting
+
+
+@dataclass
+class Folder:
+    """What one top-level folder (``""`` for files directly at the root) holds."""
+
+    code: Counter = field(default_factory=Counter)      # language -> files
+    markdown: int = 0
+    documents: Counter = field(default_factory=Counter)  # extension -> files
+
+
+@dataclass
+class Scan:
+    root: Path
+    folders: dict[str, Folder] = field(default_factory=dict)
+    vault_notes: int = 0
+    vault_frontmatter: int = 0
+    vault_sections: list[str] = field(default_factory=list)
+    has_vault_dir: bool = False
+    generated: list[str] = field(default_factory=list)  # rel dirs to exclude from code
+    vendored: Counter = field(default_factory=Counter)
+    truncated: bool = False
+
+    def folder(self, top: str) -> Folder:
+        return self.folders.setdefault(top, Folder())
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One vault ``vq init`` proposes; ``path`` is relative to the project root."""
+
+    id: str
+    path: str
+    kind: str
+    why: str
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass
+class Plan:
+    root: Path
+    vaults: list[Proposal]
+    git_root: Path | None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"root": str(self.root), "git": self.git_root is not None,
+                "vaults": [asdict(v) for v in self.vaults], "notes": self.notes}
+
+
+def inspect_project(root: Path) -> Plan:
+    """The vaults vq proposes for ``root``, and why; reads nothing but names and stats."""
+    root = root.resolve()
+    scan = scan_project(root)
+    plan = Plan(root, [], find_git_root(root))
+    taken: set[str] = set()
+    if scan.has_vault_dir:
+        plan.vaults.append(_vault_dir_proposal(scan, taken))
+    prose = _prose_folders(scan)
+    code_files = sum(sum(f.code.values()) for top, f in scan.folders.items() if top not in prose)
+    doc_globs = tuple(f"*{ext}" for ext in sorted(_documents(scan)))
+    if code_files:
+        for top in prose:
+            plan.vaults.append(_prose_proposal(scan, top, doc_globs, taken))
+        plan.vaults.append(_code_proposal(scan, prose, doc_globs, taken))
+    elif any(f.markdown for f in scan.folders.values()) or not scan.has_vault_dir:
+        plan.vaults.append(_root_notes_proposal(scan, doc_globs, taken))
+    if doc_globs:
+        plan.vaults.append(_documents_proposal(scan, taken))
+    if scan.truncated:
+        plan.notes.append(f"stopped counting after {MAX_ENTRIES} entries; the proposal rests "
+                          "on what was seen")
+    return plan
+
+
+def scan_project(root: Path) -> Scan:
+    """Count code, Markdown and document files per top-level folder, like a build would see."""
+    scan = Scan(root, has_vault_dir=(root / VAULT_DIR).is_dir())
+    if scan.has_vault_dir:
+        _scan_vault_dir(root / VAULT_DIR, scan)
+    stack: list[tuple[Path, str, tuple[tuple[str, pathspec.PathSpec], ...]]] = [(root, "", ())]
+    seen = 0
+    while stack:
+        folder, rel_dir, ignores = stack.pop()
+        ignores = ignores + _gitignore(folder, rel_dir)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > MAX_ENTRIES:
+                scan.truncated = True
+                return scan
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.name.startswith(".") or entry.is_symlink():
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if _ignored(rel, is_dir, ignores):
+                continue
+            if is_dir:
+                if _skip_dir(entry, rel, scan):
+                    continue
+                stack.append((Path(entry.path), rel, ignores))
+            else:
+                _count_file(scan, rel)
+    return scan
+
+
+def _skip_dir(entry: os.DirEntry, rel: str, scan: Scan) -> bool:
+    """Vendored folders are skipped by every build; generated ones are excluded from code."""
+    if entry.name in VENDORED_DIRS:
+        scan.vendored[entry.name] += 1
+        return True
+    generated = (entry.name in GENERATED_DIRS or entry.name.endswith(".egg-info")
+                 or os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")))
+    if generated:
+        scan.generated.append(rel)
+    return generated
+
+
+def _count_file(scan: Scan, rel: str) -> None:
+    top = rel.split("/", 1)[0] if "/" in rel else ""
+    name = rel.rsplit("/", 1)[-1]
+    suffix = os.path.splitext(name)[1].lower()
+    language = LANGUAGE_BY_FILENAME.get(name) or LANGUAGE_BY_EXTENSION.get(suffix)
+    if suffix in MARKDOWN:
+        scan.folder(top).markdown += 1
+    elif language:
+        scan.folder(top).code[language] += 1
+    elif suffix in DOCUMENTS:
+        scan.folder(top).documents[suffix] += 1
+
+
+def _scan_vault_dir(folder: Path, scan: Scan) -> None:
+    scan.vault_sections = sorted(e.name for e in os.scandir(folder)
+                                 if e.is_dir() and not e.name.startswith("."))
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if os.path.splitext(name)[1].lower() in MARKDOWN:
+                scan.vault_notes += 1
+                scan.vault_frontmatter += _has_frontmatter(Path(dirpath, name))
+
+
+def _has_frontmatter(path: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            return fh.readline().rstrip() == "---"
+    except OSError:
+        return False
+
+
+def _gitignore(folder: Path, rel_dir: str) -> tuple[tuple[str, pathspec.PathSpec], ...]:
+    try:
+        lines = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ()
+    return ((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines.splitlines())),)
+
+
+def _ignored(rel: str, is_dir: bool, ignores: tuple[tuple[str, pathspec.PathSpec], ...]) -> bool:
+    for base, spec in ignores:
+        if base and not rel.startswith(base + "/"):
+            continue
+        sub = rel[len(base) + 1:] if base else rel
+        if spec.match_file(sub + "/" if is_dir else sub):
+            return True
+    return False
+
+
+def _prose_folders(scan: Scan) -> list[str]:
+    """Top-level folders that are Markdown by name, or mostly Markdown by content."""
+    out = []
+    for top, f in sorted(scan.folders.items()):
+        if not top or not f.markdown:
+            continue
+        if top.lower() in PROSE_DIRS or (f.markdown >= 3 and f.markdown > sum(f.code.values())):
+            out.append(top)
+    return out
+
+
+def _documents(scan: Scan) -> Counter:
+    total: Counter = Counter()
+    for f in scan.folders.values():
+        total.update(f.documents)
+    return total
+
+
+def _unique(taken: set[str], *candidates: str) -> str:
+    for name in candidates:
+        slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip("-.")
+        if slug and slug not in taken:
+            taken.add(slug)
+            return slug
+    n = 2
+    while f"{candidates[0]}-{n}" in taken:
+        n += 1
+    taken.add(f"{candidates[0]}-{n}")
+    return f"{candidates[0]}-{n}"
+
+
+def _vault_dir_proposal(scan: Scan, taken: set[str]) -> Proposal:
+    sections = ", ".join(s + "/" for s in scan.vault_sections) or "no subfolders"
+    why = (f"decision records in {VAULT_DIR}/ ({_n(scan.vault_notes, 'Markdown file')}, "
+           f"{scan.vault_frontmatter} with frontmatter; {sections})")
+    return Proposal(_unique(taken, "notes", "vault"), VAULT_DIR, "notes", why)
+
+
+def _prose_proposal(scan: Scan, top: str, doc_globs: tuple[str, ...], taken: set[str]
+                    ) -> Proposal:
+    f = scan.folders[top]
+    why = f"Markdown folder {top}/ ({_n(f.markdown, 'Markdown file')})"
+    return Proposal(_unique(taken, top, f"notes-{top}"), top, "notes", why, exclude=doc_globs)
+
+
+def _code_proposal(scan: Scan, prose: list[str], doc_globs: tuple[str, ...], taken: set[str]
+                   ) -> Proposal:
+    languages: Counter = Counter()
+    for top, f in scan.folders.items():
+        if top not in prose:
+            languages.update(f.code)
+    top3 = ", ".join(f"{lang} {n}" for lang, n in languages.most_common(3))
+    more = f", {len(languages) - 3} more languages" if len(languages) > 3 else ""
+    parts = [f"source: {_n(sum(languages.values()), 'code file')} ({top3}{more})",
+             "honours .gitignore"]
+    if scan.vendored:
+        parts.append("skips vendored " + ", ".join(f"{d}/" for d in sorted(scan.vendored)))
+    exclude = tuple(f"/{d}/" for d in (*prose, *scan.generated)) + doc_globs
+    if prose or scan.generated:
+        left_out = [f"{d}/" for d in prose] + [f"{d}/ (generated)" for d in scan.generated]
+        parts.append("leaves out " + ", ".join(left_out))
+    return Proposal(_unique(taken, "code", "src"), ".", "code", "; ".join(parts),
+                    exclude=exclude)
+
+
+def _root_notes_proposal(scan: Scan, doc_globs: tuple[str, ...], taken: set[str]) -> Proposal:
+    markdown = sum(f.markdown for f in scan.folders.values())
+    why = (f"no source code found; the folder itself is notes ({_n(markdown, 'Markdown file')})"
+           if markdown else "nothing recognisable yet: indexing the whole folder as notes")
+    exclude = tuple(f"/{d}/" for d in scan.generated) + doc_globs
+    return Proposal(_unique(taken, "notes", scan.root.name), ".", "notes", why, exclude=exclude)
+
+
+def _documents_proposal(scan: Scan, taken: set[str]) -> Proposal:
+    counts = _documents(scan)
+    listed = ", ".join(f"{ext} {n}" for ext, n in counts.most_common())
+    why = f"documents: {_n(sum(counts.values()), 'file')} ({listed})"
+    unread = sorted(ext for ext in counts if handler_for("x" + ext) is None)
+    if unread:
+        why += (f"; this vq has no text extractor for {', '.join(unread)} yet: the vault is "
+                "ready for when it does")
+    include = tuple(f"*{ext}" for ext in sorted(counts))
+    exclude = tuple(f"/{d}/" for d in scan.generated)
+    return Proposal(_unique(taken, "docs", "documents"), ".", "docs", why, include, exclude)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def find_git_root(start: Path) -> Path | None:
+    """The enclosing git work tree (``.git`` is a folder, or a file in worktrees)."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+@dataclass
+class InitResult:
+    plan: Plan
+    config: Path
+    written: bool = False          # False: an existing config was kept (no --force)
+    existed: bool = False
+    gitignore: Path | None = None  # the .gitignore that gained ".vq/", if any
+    shadowed_by: str | None = None  # another config vq would read instead, and why
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.plan.to_json(), "config": str(self.config), "written": self.written,
+                "existed": self.existed,
+                "gitignore": str(self.gitignore) if self.gitignore else None,
+                "shadowed_by": self.shadowed_by}
+
+
+def config_target(root: Path, global_: bool) -> Path:
+    return paths.user_config_file() if global_ else root.resolve() / paths.PROJECT_CONFIG
+
+
+def write_config(plan: Plan, target: Path, global_: bool = False, force: bool = False,
+                 dry_run: bool = False) -> InitResult:
+    """Write ``plan`` to ``target`` (never over an existing file unless ``force``).
+
+    A project config keeps vault paths relative to itself (the checkout can
+    move) and its index in ``.vq/`` beside it, which is added to the
+    project's ``.gitignore`` when it is a git repository. A global config
+    gets absolute paths and ids prefixed with the project name.
+    """
+    result = InitResult(plan, target, existed=target.exists())
+    if dry_run or (result.existed and not force):
+        return result
+    from core.configedit import save_document
+
+    save_document(target, _document(plan, global_))
+    result.written = True
+    if not global_ and plan.git_root is not None:
+        result.gitignore = ensure_gitignored(plan.root, INDEX_DIR + "/")
+    return result
+
+
+def _document(plan: Plan, global_: bool) -> Any:
+    from ruamel.yaml.comments import CommentedMap
+
+    doc = CommentedMap()
+    where = "the user data folder" if global_ else f"{INDEX_DIR}/ beside this file"
+    doc.yaml_set_start_comment(
+        f"vq config for {plan.root}, written by `vq init`; edit freely.\n"
+        f"The index lives in {where} (set index_dir to move it).\n"
+        "Relative paths are relative to this file. `vq doctor` checks this setup.")
+    vaults = doc["vaults"] = CommentedMap()
+    prefix = _unique(set(), plan.root.name) + "-" if global_ else ""
+    for v in plan.vaults:
+        spec = CommentedMap(path=str((plan.root / v.path).resolve()) if global_ else v.path,
+                            kind=v.kind)
+        if v.include:
+            spec["include"] = list(v.include)
+        if v.exclude:
+            spec["exclude"] = list(v.exclude)
+        vaults[prefix + v.id] = spec
+        vaults.yaml_set_comment_before_after_key(prefix + v.id, before=v.why, indent=2)
+    return doc
+
+
+def ensure_gitignored(root: Path, entry: str) -> Path | None:
+    """Append ``entry`` to ``root/.gitignore`` unless it is already ignored there."""
+    path = root / ".gitignore"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    if pathspec.GitIgnoreSpec.from_lines(text.splitlines()).match_file(entry):
+        return None
+    sep = "" if not text or text.endswith("\n") else "\n"
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(f"{sep}# vq's search index (vq init)\n{entry}\n")
+    return path
