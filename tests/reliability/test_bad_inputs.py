@@ -1,0 +1,103 @@
+"""A tree of hostile inputs: the build completes, reports each problem once, indexes the rest."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from core import store
+from core.errors import ConfigError, IndexMismatch
+from core.schema import IndexMeta
+from core.settings import load_settings
+from indexer.discover import FileEntry
+from tests.conftest import write_config
+
+pytestmark = pytest.mark.model
+
+GOOD = {
+    "good.md": "# Good\n\nA perfectly ordinary note about kettles.\n",
+    "empty.md": "",
+    "only-frontmatter.md": "---\ntitle: Nothing else\ntags: [x]\n---\n",
+    "long-lines.md": "# Long\n\n" + ("word " * 40_000) + "\n",
+    "nested.md": "".join(f"{'#' * (i % 6 + 1)} Level {i}\n\ntext {i}\n\n" for i in range(200)),
+    "with space é.md": "# Accents\n\nCafé crème in a file name with spaces.\n",
+    "new\nline.md": "# Newline\n\nA file whose name holds a newline.\n",
+}
+
+
+@pytest.fixture
+def hostile(tmp_path):
+    root = tmp_path / "hostile"
+    root.mkdir()
+    for name, text in GOOD.items():
+        (root / name).write_text(text, encoding="utf-8")
+    (root / "latin1.md").write_bytes("# Caf\xe9 au lait\n".encode("latin-1"))
+    (root / "mixed.md").write_bytes(b"# Mixed\n\nutf8 \xc3\xa9 then latin1 \xe9\n")
+    (root / "binary.md").write_bytes(bytes(range(256)) * 4)
+    with open(root / "huge.md", "wb") as fh:
+        fh.truncate(50 * 1024 * 1024)
+    (root / "loop-a.md").symlink_to(root / "loop-b.md")
+    (root / "loop-b.md").symlink_to(root / "loop-a.md")
+    (root / "dirloop").symlink_to(root)
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Secret outside the vault\n")
+    (root / "escape.md").symlink_to(outside)
+    (root / "locked.md").write_text("# Locked\n")
+    (root / "locked.md").chmod(0)
+    return root
+
+
+def test_hostile_tree_builds_and_reports_each_problem_once(tmp_path, hostile, build, cli):
+    cfg = write_config(tmp_path / "h.yaml", {"index_dir": str(tmp_path / "index"),
+                                             "vaults": {"h": {"path": str(hostile)}}})
+    summary = build(load_settings(str(cfg)))
+    assert summary.outcome == "ok"
+    reasons = {p["path"]: p["reason"] for p in summary.problems}
+    assert len(reasons) == len(summary.problems)  # once each
+    assert "not valid UTF-8" in reasons["latin1.md"] and "not valid UTF-8" in reasons["mixed.md"]
+    assert "binary" in reasons["binary.md"]
+    assert "too large" in reasons["huge.md"]
+    assert "symlink loop" in reasons["loop-a.md"] and "loop-b.md" in reasons
+    if os.geteuid() != 0:  # root reads anything, so the permission case only bites users
+        assert "permission denied" in reasons["locked.md"]
+    assert "escape.md" not in reasons and summary.skipped["symlink outside vault"] == 1
+    index = store.open_index(str(tmp_path / "index"))
+    indexed = set(index.chunks.search().select(["path"]).limit(None).to_arrow()["path"]
+                  .to_pylist())
+    assert {"good.md", "long-lines.md", "nested.md", "with space é.md", "new\nline.md"} <= indexed
+    assert not indexed & {"escape.md", "dirloop/good.md", "only-frontmatter.md", "empty.md"}
+    status = json.loads(cli("--config", cfg, "status", "--json").stdout)
+    assert {e["path"] for e in status["errors"]} == set(reasons)
+    again = build(load_settings(str(cfg)))
+    assert again.chunks_encoded == 0 and {p["path"] for p in again.problems} == set(reasons)
+
+
+def test_file_deleted_between_walk_and_read_is_reported(built, vault):
+    from indexer.build import Builder
+
+    builder = Builder(built)
+    ghost = FileEntry("notes", "ghost.md", vault / "ghost.md", 10, 1)
+    pending, keys, rows = builder._chunk_batch([ghost], {})
+    assert (pending, keys) == ([], [])
+    assert "deleted while the build ran" in rows[0]["error"]
+
+
+def test_index_from_another_schema_is_refused_and_untouched(tmp_path, settings, build):
+    store.create_index(settings.index_dir, IndexMeta(model="all-MiniLM-L6-v2", dim=384,
+                                                     schema_version=99))
+    before = store.open_index(settings.index_dir).chunks.version
+    with pytest.raises(IndexMismatch, match="schema version '99'"):
+        build(settings)
+    assert store.open_index(settings.index_dir).chunks.version == before
+
+
+def test_malformed_config_changes_nothing_on_disk(tmp_path, built, cli, config_file):
+    before = store.open_index(built.index_dir).chunks.version
+    config_file.write_text(config_file.read_text() + "\nvaults: [broken\n")
+    with pytest.raises(ConfigError):
+        load_settings(str(config_file))
+    result = cli("--config", config_file, "build")
+    assert result.exit_code == 2 and "malformed YAML" in result.stderr
+    assert store.open_index(built.index_dir).chunks.version == before
