@@ -123,7 +123,8 @@ class Builder:
             self.summary.chunks_deleted += write.delete_vaults(index, plan.pruned_vaults)
             self.wrote |= bool(problem_rows or plan.deleted or plan.pruned_vaults)
         timer.lap("write")
-        maintain.run(index, self.settings, self.wrote)
+        if self.summary.outcome == "ok":  # a stop request should not wait for optimize
+            maintain.run(index, self.settings, self.wrote)
         timer.lap("optimize")
         self.summary.seconds["total"] = round(time.time() - started, 3)
         self._record(index, started)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from core.cli import echo_json, settings_from, vault_ids
+from core.cli import EXIT_CODES, echo_json, settings_from, vault_ids
 
 
-@click.command()
+@click.command(epilog=EXIT_CODES)
 @click.option("--vault", "vaults", multiple=True, shell_complete=vault_ids,
               help="Only this vault (repeatable). Others are left as they are.")
 @click.option("--rebuild", is_flag=True,

@@ -1,19 +1,44 @@
-"""`vq status`: per-vault counts, errors and the last build, without torch."""
+"""`vq status`: per-vault counts, errors and the last build, without torch.
+
+``--check`` turns it into a freshness probe for CI and monitoring: a stat walk
+against the manifest (``jobs.freshness``, imported only for ``--check``), exit
+0 fresh, 1 stale, 2 error. Still no model and no torch.
+"""
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import click
 
 from core.cli import echo_json, settings_from
 
+CHECK_CODES = """\b
+Exit codes with --check:
+  0  fresh: no file changed since the last build (and, with --max-age,
+     the last build finished no longer ago than that)
+  1  stale: lists what changed, or says the last build is too old
+  2  error (no index, bad config, ...)"""
+SHOW_STALE = 50
 
-@click.command()
+
+@click.command(epilog=CHECK_CODES)
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@click.option("--check", is_flag=True,
+              help="Exit 0 if the index is fresh, 1 if stale (listing what), 2 on error. "
+                   "A stat walk against the manifest: no file reads, no model.")
+@click.option("--max-age", metavar="DURATION",
+              help="With --check: also stale when the last build finished longer ago than "
+                   "DURATION (90s, 15m, 2h, 1d).")
 @click.pass_context
-def status(ctx: click.Context, as_json: bool) -> None:
+def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) -> None:
     """Show what the index holds: files, chunks and errors per vault; the last build."""
+    if max_age is not None and not check:
+        raise click.UsageError("--max-age only applies with --check")
+    if check:
+        _check(ctx, as_json, max_age)
+        return
     from query.status import read_status
 
     st = read_status(settings_from(ctx))
@@ -44,3 +69,48 @@ def _ago(seconds: float) -> str:
         if seconds >= size:
             return f"{seconds / size:.0f}{unit}"
     return f"{seconds:.0f}s"
+
+
+def _check(ctx: click.Context, as_json: bool, max_age: str | None) -> None:
+    """`vq status --check`: print the verdict on stdout, exit 0 fresh or 1 stale."""
+    from core import store
+    from jobs.freshness import check_freshness
+    from jobs.timespec import parse_duration
+    from query.status import last_build
+
+    limit = parse_duration(max_age, "--max-age") if max_age is not None else None
+    settings = settings_from(ctx)
+    index = store.open_index(settings.index_dir)
+    result = check_freshness(settings, index, last_build(index), limit)
+    if as_json:
+        echo_json(result.to_json())
+    else:
+        for line in _freshness_lines(result, max_age):
+            click.echo(line)
+    ctx.exit(0 if result.fresh else 1)
+
+
+def _freshness_lines(result: Any, max_age: str | None) -> list[str]:
+    b = result.last_build
+    when = "no build recorded"
+    if b:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(b["finished_at"]))
+        when = f"last build {stamp}, {_ago(b['age_seconds'])} ago, {b['outcome']}"
+    lines = []
+    if result.fresh:
+        lines.append(f"fresh: {result.files} files unchanged since the last build ({when})")
+    if result.stale:
+        lines.append(f"stale: {len(result.stale)} files changed since the last build ({when})")
+        for item in result.stale[:SHOW_STALE]:
+            where = f"{item.vault}:{item.path}" if item.path else item.vault
+            lines.append(f"  {item.reason:<13} {where}")
+        if len(result.stale) > SHOW_STALE:
+            lines.append(f"  ... and {len(result.stale) - SHOW_STALE} more (--json lists all)")
+    if result.too_old:
+        age = f"finished {_ago(b['age_seconds'])} ago" if b else "never ran"
+        lines.append(f"stale: the last build {age}, longer than --max-age {max_age}")
+    lines += [f"note: vault {v} root is missing: not checked, not pruned"
+              for v in result.missing_roots]
+    if result.errors:
+        lines.append(f"note: {result.errors} files have read errors (see `vq status`)")
+    return lines

@@ -1,0 +1,93 @@
+"""Concurrent readers: builds loop in one process while readers search in others.
+
+Every reader result must name a row that existed in some committed version:
+the writer records the chunk ids after each build; rows of an unfinished
+build are a subset of the ids before and after it, so the union covers them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from tests.reliability.harness import REPO, mutate_vault, write_config, write_vault
+
+WRITER = """
+import json, sys
+from pathlib import Path
+from core.settings import load_settings
+from jobs.runner import locked_build
+from tests.reliability.harness import mutate_vault, snapshot
+cfg, vault, out, rounds = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
+settings = load_settings(cfg)
+with out.open("a") as fh:
+    for r in range(rounds):
+        mutate_vault(vault, 100 + r)
+        locked_build(settings)
+        ids = [c[0] for c in snapshot(settings.index_dir)[0]]
+        fh.write(json.dumps(ids) + "\\n"); fh.flush()
+"""
+
+READER = """
+import json, sys, time, traceback
+from pathlib import Path
+from core.settings import load_settings
+from query.search import Query, search
+cfg, method, stop, out = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
+settings = load_settings(cfg)
+seen, errors, count = set(), [], 0
+words = ["lock", "index", "vector", "release", "crash repair", "reader writer", "edit"]
+while not stop.exists():
+    try:
+        res = search(settings, Query(words[count % len(words)], method=method, limit=10))
+        seen.update(h.id for h in res.hits)
+    except Exception:
+        errors.append(traceback.format_exc()[-800:])
+    count += 1
+out.write_text(json.dumps({"searches": count, "errors": errors, "seen": sorted(seen)}))
+"""
+
+
+def python(code: str, *args: str | Path) -> subprocess.Popen:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *map(str, args)],
+                            cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)
+
+
+def run(workdir: Path, rounds: int = 4, methods: tuple[str, ...] = ("lexical", "hybrid"),
+        grace_minutes: float = 0.02, timeout: float = 600) -> dict:
+    """Returns {"searches", "errors", "unknown_ids", "builds"} over all readers."""
+    vault, index = workdir / "vault", workdir / "index"
+    write_vault(vault, 7, 30)
+    cfg = write_config(workdir / "vq.yaml", vault, index, batch=5)
+    text = cfg.read_text().replace("cleanup_grace_minutes: 0",
+                                   f"cleanup_grace_minutes: {grace_minutes}")
+    cfg.write_text(text)
+    log, stop = workdir / "committed.jsonl", workdir / "stop"
+    first = python(WRITER, cfg, vault, log, 1)
+    assert first.wait(timeout=timeout) == 0, first.stderr.read()[-2000:]
+    outs = [workdir / f"reader{i}.json" for i in range(len(methods))]
+    readers = [python(READER, cfg, m, stop, o) for m, o in zip(methods, outs, strict=True)]
+    writer = python(WRITER, cfg, vault, log, rounds)
+    try:
+        code = writer.wait(timeout=timeout)
+        assert code == 0, writer.stderr.read()[-2000:]
+    finally:
+        stop.touch()
+    deadline = time.monotonic() + timeout
+    for r in readers:
+        r.wait(timeout=max(1.0, deadline - time.monotonic()))
+    committed = set().union(*(json.loads(line) for line in log.read_text().splitlines()))
+    results = [json.loads(o.read_text()) for o in outs]
+    seen = set().union(*(r["seen"] for r in results))
+    return {"searches": sum(r["searches"] for r in results),
+            "errors": [e for r in results for e in r["errors"]],
+            "unknown_ids": sorted(seen - committed), "builds": rounds + 1}
+
+
+__all__ = ["run", "mutate_vault"]
