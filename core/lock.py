@@ -1,7 +1,8 @@
 """The build lock's identity: who holds it, for status lines and skip messages.
 
 Builds take the lock in ``jobs.runner``; readers never do. The holder writes a
-small sidecar (pid, since) beside the lock file so others can say who it is.
+small sidecar (pid, since) beside the lock file so others can say who it is,
+and removes it when it releases the lock.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ import json
 import os
 import time
 from pathlib import Path
-
-from filelock import FileLock, Timeout
 
 
 def holder_file(lock_path: Path) -> Path:
@@ -32,14 +31,23 @@ def describe_holder(lock_path: Path) -> str:
         return "pid unknown"
 
 
+def clear_holder(lock_path: Path) -> None:
+    holder_file(lock_path).unlink(missing_ok=True)
+
+
 def lock_state(lock_path: Path) -> str | None:
-    """None when free, else who holds it. Probes by taking and dropping the lock."""
-    if not lock_path.exists():
-        return None
-    lock = FileLock(str(lock_path), timeout=0)
+    """None when free, else who holds it, from the holder's sidecar.
+
+    Never takes the lock itself: a probe that held it for an instant would
+    make a cron build starting at that moment skip its run.
+    """
     try:
-        lock.acquire()
-    except Timeout:
-        return describe_holder(lock_path)
-    lock.release()
-    return None
+        info = json.loads(holder_file(lock_path).read_text())
+        os.kill(int(info["pid"]), 0)
+    except ProcessLookupError:
+        return None  # the holder died (SIGKILL): the kernel released its lock
+    except PermissionError:
+        pass  # alive, owned by another user
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return describe_holder(lock_path)

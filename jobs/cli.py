@@ -39,9 +39,11 @@ def _log_path(settings: Settings, flag: str | None) -> str | None:
               help="Also log to FILE, rotated (default: schedule.log_file).")
 @click.option("--json-logs", is_flag=True,
               help="Log one JSON object per line (journald, log shippers).")
+@click.option("--serve/--no-serve", default=True, show_default=True,
+              help="Also keep the query model warm for `vq search` (like `vq serve`).")
 @click.pass_context
 def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
-             json_logs: bool) -> None:
+             json_logs: bool, serve: bool) -> None:
     """Run an incremental build on every cron tick until SIGTERM or Ctrl-C.
 
     Each tick re-reads the config (vaults added or removed apply at the next
@@ -56,10 +58,19 @@ def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
     settings = settings_from(ctx)
     s = settings.schedule
     log = RunLog(json_logs, _log_path(settings, log_file), s.log_max_bytes, s.log_backups)
+    service = None
     try:
         daemon = Daemon(lambda: settings_from(ctx), log, cron=cron)
+        if serve:
+            from core.service import model_for, start
+
+            service = start(settings.index_dir, model_for(settings), settings.device)
+            log.event("serve", f"serving query encodes on {service.path}")
         code = daemon.run()
     finally:
+        if service is not None:
+            service.shutdown()
+            service.server_close()
         log.close()
     if code:
         os._exit(code)  # a build thread is still running: do not wait for it at exit

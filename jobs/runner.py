@@ -14,7 +14,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from core.errors import LockTimeout
-from core.lock import describe_holder, write_holder
+from core.lock import clear_holder, describe_holder, write_holder
 from core.settings import Settings
 
 
@@ -48,4 +48,5 @@ def locked_build(settings: Settings, vault_ids: tuple[str, ...] = (), rebuild: b
 
         return build(settings, vault_ids, rebuild, progress, should_stop, encoder)
     finally:
+        clear_holder(lock_path)
         lock.release()

@@ -13,6 +13,7 @@ COMMANDS = {
     "vault": ("indexer.vault_cli:vault", "Add, remove or list vaults in the config file."),
     "schedule": ("jobs.cli:schedule", "Run incremental builds on a cron schedule (daemon)."),
     "jobs": ("jobs.cli:jobs", "Print or install cron and systemd units for builds."),
+    "serve": ("query.serve_cli:serve", "Keep the query model warm so searches skip loading it."),
     "init": ("indexer.init_cli:init", "Write a config for this project with sensible vaults."),
     "doctor": ("query.doctor_cli:doctor", "Check settings, model, index, lock; say what to fix."),
     "mcp": ("query.mcp_cli:mcp", "Serve search to AI assistants over MCP (stdio or HTTP)."),

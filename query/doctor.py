@@ -81,7 +81,20 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
     if index is not None and not isinstance(index, Check):
         _guard(report, "last build", lambda: report.checks.append(build_check(index)))
     _guard(report, "schedule", lambda: report.checks.extend(schedule_checks()))
+    _guard(report, "warm service", lambda: report.checks.append(service_check(settings)))
     return report
+
+
+def service_check(settings: Settings) -> Check:
+    """Whether `vq serve` / `vq schedule` keeps the model warm for this index."""
+    from query import warm
+
+    info = warm.info(settings.index_dir)
+    if info:
+        return Check("warm service", OK, f"pid {info['pid']}, {info['model']} on "
+                     f"{info['device']}: searches skip loading the model")
+    return Check("warm service", SKIP, "not running: each hybrid search loads the model "
+                 "(`vq serve` or `vq schedule` keeps it warm)")
 
 
 def _guard(report: Report, name: str, fn: Callable[[], Any]) -> Any:

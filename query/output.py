@@ -51,8 +51,9 @@ def hit_json(hit: Hit, query: str, with_text: bool = False) -> dict[str, Any]:
 
 def explain_json(res: Result) -> dict[str, Any]:
     return {"method": res.method, "requested_method": res.requested_method, "model": res.model,
-            "device": res.device or None, "filters": res.filters, "pools": res.pools,
-            "notices": res.notices, "seconds": round(res.seconds, 4)}
+            "device": res.device or None, "encoder": res.encoder or None,
+            "filters": res.filters, "pools": res.pools, "notices": res.notices,
+            "seconds": round(res.seconds, 4)}
 
 
 def unique_paths(res: Result) -> list[str]:
@@ -83,8 +84,9 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
     if explain:
         info = explain_json(res)
         console.print(escape(f"method={info['method']} model={info['model']} "
-                             f"device={info['device']} pools={info['pools']} "
-                             f"filters={info['filters']} {info['seconds']}s"), style="dim")
+                             f"device={info['device']} encoder={info['encoder']} "
+                             f"pools={info['pools']} filters={info['filters']} "
+                             f"{info['seconds']}s"), style="dim")
 
 
 def _signals_line(hit: Hit) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from core import store
 from core.errors import VqError
 from core.settings import METHODS, Settings
-from query import fusion
+from query import fusion, warm
 from query.encoders import cross_encoder, query_encoder
 from query.filters import Filters, combine, explain_empty, predicates
 
@@ -62,6 +62,7 @@ class Result:
     filters: dict[str, Any] = field(default_factory=dict)
     pools: dict[str, int] = field(default_factory=dict)
     empty_filter: str | None = None
+    encoder: str = ""            # "service pid N" | "in-process" | "" (no vector needed)
     seconds: float = 0.0
 
 
@@ -99,6 +100,13 @@ def search(settings: Settings, q: Query, index: store.Index | None = None) -> Re
 
 
 def _query_vector(settings: Settings, index: store.Index, text: str, res: Result) -> Any:
+    """Ask the warm service first (no torch here); else encode in-process."""
+    served = warm.encode(settings.index_dir, index.meta.model, [text])
+    if served is not None:
+        vectors, info = served
+        res.device, res.encoder = info["device"] or "", f"service pid {info['pid']}"
+        return vectors[0]
+    res.encoder = "in-process"
     try:
         enc = query_encoder(index.meta.model, settings.device)
     except Exception as exc:  # noqa: BLE001 - search must answer even without the model
@@ -179,12 +187,15 @@ def _rerank(settings: Settings, q: Query, ranked: list[str], rows: dict[str, dic
     if not name:
         raise VqError("--rerank needs a reranker", "set search.rerank_model in the config")
     top = ranked[:settings.search.rerank_top]
-    try:
-        model = cross_encoder(name, settings.device)
-    except VqError as exc:
-        res.notices.append(f"reranker unavailable, keeping the fused order: {exc.message}")
-        return ranked
-    scores = model.predict([(q.text, rows[i]["text"]) for i in top], show_progress_bar=False)
+    pairs = [(q.text, rows[i]["text"]) for i in top]
+    scores = warm.rerank(settings.index_dir, name, [list(p) for p in pairs])
+    if scores is None:
+        try:
+            model = cross_encoder(name, settings.device)
+        except VqError as exc:
+            res.notices.append(f"reranker unavailable, keeping the fused order: {exc.message}")
+            return ranked
+        scores = model.predict(pairs, show_progress_bar=False)
     for i, s in zip(top, scores, strict=True):
         rows[i]["_signals"]["rerank"] = {"score": round(float(s), 6)}
         rows[i]["_score"] = float(s)

@@ -33,6 +33,7 @@ class Status:
     errors: list[dict[str, str]] = field(default_factory=list)
     last_build: dict[str, Any] | None = None
     lock: str | None = None
+    service: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,6 +60,9 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
     out.vaults = list(by_vault.values())
     out.last_build = last_build(index)
     out.lock = lock_state(settings.build_lock)
+    from query import warm
+
+    out.service = warm.info(settings.index_dir)
     return out
 
 

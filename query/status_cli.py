@@ -60,6 +60,9 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
         click.echo(f"build  {when} ({_ago(ago)} ago), {b['seconds']:.1f}s, {b['outcome']}, "
                    f"device {b['device'] or '-'}")
     click.echo(f"lock   {('held by ' + st.lock) if st.lock else 'free'}")
+    svc = st.service
+    click.echo(f"serve  pid {svc['pid']}, {svc['model']} on {svc['device']}" if svc
+               else "serve  not running (searches load the model themselves)")
     for e in st.errors:
         click.echo(f"error  {e['vault']}:{e['path']}: {e['error']}")
 

@@ -180,7 +180,7 @@ def test_sigterm_during_a_build_stops_after_the_batch_and_the_next_build_converg
     write_config(config_file, data)
     err = (tmp_path / "daemon.err").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "query.cli", "--config", str(config_file),
-                             "schedule"], stdout=subprocess.DEVNULL, stderr=err)
+                             "schedule", "--no-serve"], stdout=subprocess.DEVNULL, stderr=err)
     try:
         # torch loads only inside a batch's encode step, past the batch's stop check.
         maps = Path(f"/proc/{proc.pid}/maps")
