@@ -23,10 +23,10 @@ from core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from core.settings import Settings
 from indexer import maintain, write
 from indexer.discover import FileEntry, discover
-from indexer.handlers import handler_for
+from indexer.extract_cache import FileChunker
 from indexer.handlers.base import Limits
 from indexer.progress import NullProgress
-from indexer.reading import Unreadable, content_hash, decode, read_bytes
+from indexer.reading import Unreadable, content_hash, read_bytes
 from indexer.reconcile import ManifestRow, read_manifest, reconcile
 from indexer.rows import PendingChunk, document_rows, manifest_row
 
@@ -93,6 +93,7 @@ class Builder:
         self.summary = BuildSummary(model=settings.model, rebuilt=rebuild)
         self._encoder = encoder
         self.limits = Limits(settings.chunk.max_chars, settings.chunk.min_chars)
+        self.chunker = FileChunker(settings, self.limits)
         self.kinds = {v.id: v.kind for v in settings.vaults}
         self.wrote = False
 
@@ -108,7 +109,7 @@ class Builder:
         index = self.open_index()
         vaults = [v for v in self.settings.vaults if not vault_ids or v.id in vault_ids]
         self.progress.stage("discover")
-        found = discover(vaults, self.settings.max_file_bytes)
+        found = discover(vaults, self.settings.max_file_bytes, frozenset(self.settings.hooks))
         manifest = read_manifest(index)
         configured = {v.id for v in self.settings.vaults}
         plan = reconcile(manifest, found, configured)
@@ -116,6 +117,8 @@ class Builder:
         timer.lap("discover")
         problem_rows = self._problem_rows(found, manifest)
         self._process(index, plan.to_read, manifest, timer)
+        for reason, count in self.chunker.skipped.items():  # minified, generated
+            self.summary.skipped[reason] = self.summary.skipped.get(reason, 0) + count
         if self.summary.outcome == "ok":
             write.upsert_manifest(index, problem_rows)
             self.summary.chunks_deleted += write.delete_chunks(index, plan.deleted)
@@ -165,6 +168,8 @@ class Builder:
         for p in found.problems:
             old = manifest.get((p.vault, p.path))
             self._problem(p.vault, p.path, p.reason)
+            if old and old.error == p.reason:
+                continue  # already recorded: a quiet cron build writes nothing
             entry = FileEntry(p.vault, p.path, None, 0, 0)  # type: ignore[arg-type]
             rows.append(manifest_row(entry, old.hash if old else "", old.chunks if old else 0,
                                      "", p.reason))
@@ -204,7 +209,7 @@ class Builder:
         rows: list[dict] = []
         for entry in batch:
             old = manifest.get((entry.vault, entry.path))
-            name, handler = handler_for(entry.path) or ("", None)
+            name, handler = self.chunker.claim(entry.path) or ("", None)
             try:
                 data = read_bytes(entry.abs_path)
                 digest = content_hash(data)
@@ -212,7 +217,7 @@ class Builder:
                     self.summary.files_restamped += 1
                     rows.append(manifest_row(entry, digest, old.chunks, name, None))
                     continue
-                doc = handler(decode(data), entry.path, self.limits)
+                doc = self.chunker.chunk(name, handler, data, digest, entry)
             except Unreadable as exc:
                 self._keep_old(entry, old, name, str(exc), rows)
                 continue
@@ -234,6 +239,9 @@ class Builder:
                   rows: list[dict]) -> None:
         """Record the error; the file's previously indexed chunks stay searchable."""
         self._problem(entry.vault, entry.path, reason)
+        if old and old.error == reason and (old.size, old.mtime_ns) == (entry.size,
+                                                                        entry.mtime_ns):
+            return  # the same error on the same file: nothing new to write
         rows.append(manifest_row(entry, old.hash if old else "", old.chunks if old else 0,
                                  handler, reason))
 

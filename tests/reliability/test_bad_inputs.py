@@ -70,8 +70,10 @@ def test_hostile_tree_builds_and_reports_each_problem_once(tmp_path, hostile, bu
     assert not indexed & {"escape.md", "dirloop/good.md", "only-frontmatter.md", "empty.md"}
     status = json.loads(cli("--config", cfg, "status", "--json").stdout)
     assert {e["path"] for e in status["errors"]} == set(reasons)
+    version = index.files.version
     again = build(load_settings(str(cfg)))
     assert again.chunks_encoded == 0 and {p["path"] for p in again.problems} == set(reasons)
+    assert store.open_index(str(tmp_path / "index")).files.version == version  # no rewrite
 
 
 def test_file_deleted_between_walk_and_read_is_reported(built, vault):
