@@ -5,4 +5,6 @@ Nothing here imports torch at module level; the encoder loads it on first use.
 
 import os as _os
 
-_os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust logger warns on every table create
+# lancedb's Rust logger (env_logger, LANCEDB_LOG) warns on every table create: noise in
+# cron and CI logs next to the one summary line.
+_os.environ.setdefault("LANCEDB_LOG", "error")
