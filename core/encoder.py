@@ -3,11 +3,18 @@
 torch and sentence_transformers are imported inside ``load``/``resolve_device``
 only: importing this module is free, so ``vq status`` and lexical search
 never pay for torch.
+
+The bulk encode of a build can fan out over sentence-transformers' multi-process
+pool: one process per CUDA device when several are present (or listed in
+``devices``), or ``encode_processes`` CPU processes. Vectors come back in input
+order and normalised exactly as the in-process path returns them.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +64,38 @@ def resolve_device(requested: str = "auto") -> Device:
         return Device("mps", "auto: MPS found")
     why = "PYTORCH_ENABLE_MPS_FALLBACK set" if mps else "no CUDA or MPS device"
     return Device("cpu", f"auto: {why}, using CPU")
+
+
+def pool_targets(device: Device, devices: Sequence[str] | None = None, processes: int = 1
+                 ) -> tuple[str, ...]:
+    """The devices a bulk encode fans out to; ``()`` means encode in-process.
+
+    A configured list wins (checked like ``device: cuda``: a listed GPU that is
+    absent is an error, not a quiet CPU run). Otherwise every CUDA device when
+    there are two or more, else ``processes`` CPU workers when on CPU.
+    """
+    import torch
+
+    if devices:
+        _check_listed(list(devices), torch)
+        return tuple(devices)
+    if device.name == "cuda":
+        count = torch.cuda.device_count()
+        return tuple(f"cuda:{i}" for i in range(count)) if count > 1 else ()
+    if device.name == "cpu" and processes > 1:
+        return ("cpu",) * processes
+    return ()
+
+
+def _check_listed(devices: list[str], torch: Any) -> None:
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    for name in devices:
+        kind, _, index = name.partition(":")
+        if kind == "cuda" and int(index or 0) >= count:
+            raise AcceleratorRequired("cuda", f"torch sees {count} CUDA device(s) and "
+                                      f"`devices` lists {name}")
+        if kind == "mps" and resolve_device("auto").name != "mps":
+            raise AcceleratorRequired("mps", f"MPS is not available and `devices` lists {name}")
 
 
 def model_location(name: str) -> str:
@@ -110,13 +149,25 @@ def _load(cls: Any, name: str, location: str, device: Device, extra: dict) -> An
                              ) from exc
 
 
-class Encoder:
-    """A loaded model plus its device; ``encode`` returns L2-normalised float32 rows."""
+POOL_ROUNDS = 4  # batches per worker between progress reports (and pool round trips)
 
-    def __init__(self, model_name: str, device: str = "auto", batch_size: int = 64) -> None:
+
+class Encoder:
+    """A loaded model plus its device; ``encode`` returns L2-normalised float32 rows.
+
+    With ``devices`` (two or more) or ``processes`` > 1 on CPU, an encode of more
+    than one batch runs on a worker pool started at first use and kept until
+    ``close()`` (or interpreter exit): a long-lived scheduler pays the start once.
+    A query (one text) never touches the pool.
+    """
+
+    def __init__(self, model_name: str, device: str = "auto", batch_size: int = 64,
+                 devices: Sequence[str] | None = None, processes: int = 1) -> None:
         self.model_name = model_name
         self.batch_size = batch_size
         self.device = resolve_device(device)
+        self.pool_devices = pool_targets(self.device, devices, processes)
+        self._pool: Any = None
         self.model = load_sentence_transformer(model_name, self.device)
         if self.device.name == "cuda":
             self.model.half()  # fp16 on CUDA: twice the throughput, same rankings
@@ -130,15 +181,58 @@ class Encoder:
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
+        pooled = bool(self.pool_devices) and len(texts) > self.batch_size
+        step = self.batch_size * (len(self.pool_devices) * POOL_ROUNDS if pooled else 1)
+        for start in range(0, len(order), step):
+            idx = order[start:start + step]
+            extra = {"pool": self.start_pool(), "chunk_size": self.batch_size} if pooled else {}
             vecs = self.model.encode([texts[i] for i in idx], batch_size=self.batch_size,
                                      normalize_embeddings=True, convert_to_numpy=True,
-                                     show_progress_bar=False)
+                                     show_progress_bar=False, **extra)
             out[idx] = vecs
             if progress:
                 progress(len(idx))
         return out
+
+    def start_pool(self) -> Any:
+        """Start the worker pool now (else the first bulk encode does); idempotent.
+
+        CPU workers split the cores between them instead of each taking all of them.
+        """
+        if self._pool is not None or not self.pool_devices:
+            return self._pool
+        cpu_workers = sum(1 for d in self.pool_devices if d == "cpu")
+        threads = str(max(1, _cpu_count() // cpu_workers)) if cpu_workers else None
+        saved = {k: os.environ.get(k) for k in THREAD_VARS}
+        try:
+            if threads:  # read by torch in each spawned worker as it starts
+                os.environ.update(dict.fromkeys(THREAD_VARS, threads))
+            self._pool = self.model.start_multi_process_pool(list(self.pool_devices))
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+        self.model.to(self.device.name)  # starting the pool parked the model on the CPU
+        atexit.register(self.close)
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the worker pool, if one was started; the encoder stays usable in-process."""
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            self.model.stop_multi_process_pool(pool)
+
+
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
 
 
 def quiet_hub() -> None:
@@ -149,19 +243,23 @@ def quiet_hub() -> None:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
-_LOADED: dict[tuple[str, str, str], Any] = {}
+_LOADED: dict[tuple, Any] = {}
 
 
-def shared_model(kind: str, name: str, device: str, batch_size: int = 64) -> Any:
+def shared_model(kind: str, name: str, device: str, batch_size: int = 64,
+                 devices: Sequence[str] | None = None, processes: int = 1) -> Any:
     """One loaded model per process and (kind, name, device): warm reuse for long-lived
     processes (scheduler, MCP server, test sessions) instead of a reload per call.
 
     ``kind`` is "encoder" (an ``Encoder``) or "cross" (a CrossEncoder for reranking).
+    ``devices``/``processes`` (settings ``devices``, ``encode_processes``) ask a
+    build's encoder for a multi-process pool; query callers leave them out.
     """
-    key = (kind, name, device)
+    pool = (tuple(devices or ()), processes) if kind == "encoder" else ((), 1)
+    key: tuple = (kind, name, device) if pool == ((), 1) else (kind, name, device, *pool)
     if key not in _LOADED:
         if kind == "encoder":
-            _LOADED[key] = Encoder(name, device, batch_size)
+            _LOADED[key] = Encoder(name, device, batch_size, devices, processes)
         else:
             _LOADED[key] = load_sentence_transformer(name, resolve_device(device), "CrossEncoder")
     model = _LOADED[key]

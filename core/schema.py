@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 SCHEMA_VERSION = 1
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: tree-sitter code chunks, code context in the embed text
 CHUNKS, FILES, BUILDS = "chunks", "files", "builds"
 META_PREFIX = "vq."
 

@@ -8,6 +8,8 @@ it. Validation fails with the file, the key and the fix.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -87,6 +89,11 @@ class Settings:
     vector_dtype: str = "float16"
     max_file_bytes: int = 5_000_000
     lock_path: str | None = None
+    devices: tuple[str, ...] | None = None
+    encode_processes: int = 1
+    storage_options: Mapping[str, str] = field(default_factory=dict)
+    hook_timeout_seconds: float = 60.0
+    hooks: Mapping[str, str] = field(default_factory=dict)  # ".docx" -> "pandoc ... {path}"
     vaults: tuple[Vault, ...] = ()
     chunk: ChunkSettings = ChunkSettings()
     search: SearchSettings = SearchSettings()
@@ -116,9 +123,13 @@ SCALARS: dict[str, tuple[type, ...]] = {
     "vector_dtype": (str,),
     "max_file_bytes": (int,),
     "lock_path": (str, type(None)),
+    "devices": (list, type(None)),
+    "encode_processes": (int,),
+    "hook_timeout_seconds": (float, int),
 }
 CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS}
-TOP_KEYS = (*SCALARS, "vaults", *SECTIONS)
+TOP_KEYS = (*SCALARS, "storage_options", "hooks", "vaults", *SECTIONS)
+DEVICE_ENTRY = re.compile(r"(cpu|cuda|mps|xpu|npu)(:\d+)?")
 VAULT_KEYS = ("path", "include", "exclude", "kind", "gitignore")
 
 
@@ -259,6 +270,13 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
         if key in data:
             kwargs[key] = _section(label, key, data[key], cls)
     kwargs["vaults"] = _vaults(label, data.get("vaults") or {}, base)
+    kwargs["storage_options"] = _storage_options(label, data.get("storage_options") or {})
+    kwargs["hooks"] = _hooks(label, data.get("hooks") or {}, kwargs.get("hook_timeout_seconds"))
+    if kwargs.get("devices") is not None:
+        kwargs["devices"] = _devices(label, kwargs["devices"])
+    if kwargs.get("encode_processes") == 0:
+        raise ConfigError(label, "encode_processes", "must be at least 1",
+                          "use 1 for one encode process, more to encode in parallel on CPU")
     for key, allowed in CHOICES.items():
         value = _dotted(kwargs, key)
         if value is not None and value not in allowed:
@@ -268,6 +286,62 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
     if kwargs.get("lock_path"):
         kwargs["lock_path"] = str(_resolve(kwargs["lock_path"], base))
     return Settings(config_file=path, **kwargs)
+
+
+def _devices(label: str, value: list) -> tuple[str, ...]:
+    """Pool targets for multi-device encode; one device is what ``device`` is for."""
+    bad = [d for d in value if not isinstance(d, str) or not DEVICE_ENTRY.fullmatch(d)]
+    if bad:
+        raise ConfigError(label, "devices", f"{bad[0]!r} is not a torch device name",
+                          "list devices like [cuda:0, cuda:1] (or cpu entries), or null")
+    if len(value) < 2:
+        raise ConfigError(label, "devices", "a multi-device list needs two or more devices",
+                          "for one device set `device` instead, and devices: null")
+    return tuple(value)
+
+
+def _hooks(label: str, value: Any, timeout: float | None) -> dict[str, str]:
+    """Extension -> command. ``{path}`` is how the command names the file (one argument,
+    never through a shell), so a command without it is a mistake caught here."""
+    if timeout is not None and timeout <= 0:
+        raise ConfigError(label, "hook_timeout_seconds", "must be more than 0",
+                          "give the seconds a hook may run, e.g. 60")
+    if not isinstance(value, dict):
+        raise ConfigError(label, "hooks", f"expected a mapping, got {type(value).__name__}",
+                          'write hooks: {".docx": "pandoc -t gfm {path}"}')
+    out = {}
+    for ext, command in value.items():
+        key = f"hooks.{ext}"
+        if not isinstance(ext, str) or not ext.startswith(".") or len(ext) < 2 or "/" in ext:
+            raise ConfigError(label, key, "a hook key is a file extension with its dot",
+                              'write the extension like ".docx"')
+        if not isinstance(command, str) or "{path}" not in command:
+            raise ConfigError(label, key, "expected a command containing {path}",
+                              'write e.g. "pandoc -t gfm {path}": {path} becomes the file')
+        try:
+            shlex.split(command)
+        except ValueError as exc:
+            raise ConfigError(label, key, f"cannot split the command: {exc}",
+                              "balance its quotes") from None
+        out[ext.lower()] = command
+    return out
+
+
+def _storage_options(label: str, value: Any) -> dict[str, str]:
+    """LanceDB's object-store options, all strings; ``${VAR}`` is expanded from the
+    environment so a secret can stay out of the file."""
+    if not isinstance(value, dict):
+        raise ConfigError(label, "storage_options", f"expected a mapping, got "
+                          f"{type(value).__name__}", "write storage_options: {aws_region: "
+                          "eu-west-1, aws_endpoint: https://...} (see config.example.yaml)")
+    out = {}
+    for key, sub in value.items():
+        if not isinstance(sub, (str, int, float, bool)):
+            raise ConfigError(label, f"storage_options.{key}", "expected a string value, got "
+                              f"{type(sub).__name__}", "give each option a plain value")
+        text = str(sub).lower() if isinstance(sub, bool) else str(sub)
+        out[str(key)] = os.path.expandvars(text)
+    return out
 
 
 def _dotted(kwargs: dict, key: str) -> Any:

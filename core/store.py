@@ -3,13 +3,19 @@
 Readers connect with ``read_consistency_interval=0`` so every query sees the
 latest committed version (a plain connection stays on the version it opened).
 Readers never take the build lock.
+
+``location`` may be an object-store URI (``s3://bucket/prefix``). Credentials
+and endpoint come from ``storage_options`` (the config key of that name) or
+from the variables LanceDB reads itself (``AWS_ENDPOINT``, ``AWS_REGION``,
+``AWS_ACCESS_KEY_ID``...); the options win where both are given. LanceDB's
+commit protocol guards the tables there; the build lock stays on local disk.
 """
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -31,30 +37,31 @@ class Index:
     meta: IndexMeta
 
 
-def connect(location: str, storage_options: dict | None = None) -> Any:
+def connect(location: str, storage_options: Mapping[str, str] | None = None) -> Any:
+    """A LanceDB connection; ``storage_options`` ({} or None: the environment decides)."""
     import lancedb  # lancedb pulls in pyarrow and friends: only when an index is opened
 
     return lancedb.connect(location, read_consistency_interval=timedelta(0),
-                           storage_options=storage_options or None)
+                           storage_options=dict(storage_options) if storage_options else None)
 
 
 def table_names(db: Any) -> list[str]:
     return list(db.list_tables().tables)
 
 
-def exists(location: str) -> bool:
+def exists(location: str, storage_options: Mapping[str, str] | None = None) -> bool:
     """True when ``location`` holds both vq tables (a build killed while creating them
     leaves only one, which the next build recreates)."""
     if not paths.is_uri(location) and not os.path.isdir(os.path.join(location, CHUNKS + ".lance")):
         return False
-    return {CHUNKS, FILES} <= set(table_names(connect(location)))
+    return {CHUNKS, FILES} <= set(table_names(connect(location, storage_options)))
 
 
-def open_index(location: str) -> Index:
+def open_index(location: str, storage_options: Mapping[str, str] | None = None) -> Index:
     """Open an existing index for reading (or incremental writing)."""
     if not paths.is_uri(location) and not os.path.isdir(location):
         raise IndexMissing(location)
-    db = connect(location)
+    db = connect(location, storage_options)
     names = table_names(db)
     if CHUNKS not in names or FILES not in names:
         raise IndexMissing(location)
@@ -66,11 +73,15 @@ def open_index(location: str) -> Index:
     return Index(location, db, chunks, db.open_table(FILES), builds, meta)
 
 
-def create_index(location: str, meta: IndexMeta) -> Index:
-    """Create (or replace) the three tables for a fresh build with ``meta``."""
+def create_index(location: str, meta: IndexMeta,
+                 storage_options: Mapping[str, str] | None = None) -> Index:
+    """Create (or replace) the three tables for a fresh build with ``meta``.
+
+    An object-store prefix needs no folder: it exists once the first table does.
+    """
     if not paths.is_uri(location):
         os.makedirs(location, exist_ok=True)
-    db = connect(location)
+    db = connect(location, storage_options)
     chunks = db.create_table(CHUNKS, schema=chunks_schema(meta), mode="overwrite")
     files = db.create_table(FILES, schema=FILES_SCHEMA, mode="overwrite")
     names = table_names(db)

@@ -1,9 +1,11 @@
 """Walk vault roots and stat every file vq could index, without reading any.
 
 What is skipped and why is counted, never silent: dot entries, globs,
-``.gitignore``, unclaimed extensions, vendored folders, symlinks that leave the
-vault. Problems a user should fix (broken symlinks, unreadable folders,
-oversized files) are returned with the path and the reason.
+``.gitignore``, unclaimed extensions, vendored folders (``vendor/`` too in code
+vaults, where it means third-party sources), symlinks that leave the vault.
+Extensions with a configured preprocessing hook are claimed like handled ones.
+Problems a user should fix (broken symlinks, unreadable folders, oversized
+files) are returned with the path and the reason.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from core.settings import Vault
 from indexer.handlers import handler_for
 
 VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
+CODE_VENDORED_DIRS = frozenset({"vendor", "third_party"})
 GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".lock")
 
 
@@ -64,8 +67,12 @@ def _spec(lines: list[str] | tuple[str, ...]) -> pathspec.PathSpec:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int) -> Discovery:
-    """Stat-walk every vault; a missing root is reported in ``missing_roots``."""
+def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
+             hooked: frozenset[str] = frozenset()) -> Discovery:
+    """Stat-walk every vault; a missing root is reported in ``missing_roots``.
+
+    ``hooked``: extensions (``".docx"``) a preprocessing hook reads, so claimed.
+    """
     out = Discovery()
     for vault in vaults:
         root = vault.path
@@ -73,7 +80,7 @@ def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int) -> Di
             out.missing_roots.append(vault.id)
             continue
         out.walked_vaults.append(vault.id)
-        for entry in _walk_vault(vault, out):
+        for entry in _walk_vault(vault, out, hooked):
             if entry.size > max_file_bytes:
                 out.problems.append(Problem(vault.id, entry.path,
                                             f"too large ({entry.size} bytes > max_file_bytes "
@@ -83,7 +90,7 @@ def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int) -> Di
     return out
 
 
-def _walk_vault(vault: Vault, out: Discovery) -> Iterator[FileEntry]:
+def _walk_vault(vault: Vault, out: Discovery, hooked: frozenset[str]) -> Iterator[FileEntry]:
     root = vault.path.resolve()
     include = _spec(vault.include) if vault.include else None
     exclude = _spec(vault.exclude)
@@ -100,7 +107,7 @@ def _walk_vault(vault: Vault, out: Discovery) -> Iterator[FileEntry]:
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            found = _visit(entry, rel, root, vault, include, exclude, ignores, out)
+            found = _visit(entry, rel, root, vault, include, exclude, ignores, out, hooked)
             if isinstance(found, FileEntry):
                 yield found
             elif found == "dir":
@@ -109,7 +116,8 @@ def _walk_vault(vault: Vault, out: Discovery) -> Iterator[FileEntry]:
 
 def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
            include: pathspec.PathSpec | None, exclude: pathspec.PathSpec,
-           ignores: tuple[_Ignore, ...], out: Discovery) -> FileEntry | str | None:
+           ignores: tuple[_Ignore, ...], out: Discovery,
+           hooked: frozenset[str] = frozenset()) -> FileEntry | str | None:
     """Classify one directory entry: a FileEntry, "dir" to descend, or None (counted)."""
     if entry.name.startswith("."):
         out.skipped["hidden"] += 1
@@ -120,7 +128,8 @@ def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
     except OSError:
         is_dir = False
     if is_dir:
-        if entry.name in VENDORED_DIRS:
+        if entry.name in VENDORED_DIRS or (vault.kind == "code"
+                                           and entry.name in CODE_VENDORED_DIRS):
             out.skipped["vendored"] += 1
             return None
         if exclude.match_file(rel + "/") or any(i.matches(rel, True) for i in ignores):
@@ -136,7 +145,7 @@ def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
     if entry.name.endswith(GENERATED_SUFFIXES):
         out.skipped["generated"] += 1
         return None
-    if handler_for(rel) is None:
+    if handler_for(rel) is None and suffix(entry.name) not in hooked:
         out.skipped["unclaimed"] += 1
         return None
     return _stat_file(entry, rel, root, vault, is_link, out)
@@ -166,6 +175,13 @@ def _stat_file(entry: os.DirEntry, rel: str, root: Path, vault: Vault, is_link: 
         out.skipped["special"] += 1
         return None
     return FileEntry(vault.id, rel, Path(entry.path), st.st_size, st.st_mtime_ns)
+
+
+def suffix(relpath: str) -> str:
+    """``docs/a.Report.DOCX`` -> ``.docx``; "" without an extension (or for ``.bashrc``)."""
+    name = relpath.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    return "." + ext.lower() if dot and stem else ""
 
 
 def _read_gitignore(folder: Path, rel_dir: str) -> tuple[_Ignore, ...]:

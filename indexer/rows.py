@@ -1,7 +1,8 @@
 """Turn a chunked document into ``chunks`` rows, and a file into its manifest row.
 
-The embed text is a breadcrumb header plus the chunk's exact source lines; the
-same string feeds BM25 and the encoder, so heading words count for both.
+The embed text is a breadcrumb header (plus the chunk's ``context`` lines: a code
+chunk's kind, symbol, signature and docstring) and then the chunk's exact source
+lines; the same string feeds BM25 and the encoder, so heading words count for both.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def document_rows(entry: FileEntry, kind: str, handler: str, doc: Document) -> l
     out = []
     mtime = entry.mtime_ns / 1e9
     for ordinal, chunk in enumerate(doc.chunks):
-        header = embed_header(entry.vault, entry.path, chunk.breadcrumb) + "\n\n"
+        header = embed_header(entry.vault, entry.path, chunk.breadcrumb)
+        header += f"\n{chunk.context}\n\n" if chunk.context else "\n\n"
         text = header + chunk.text
         text_hash = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
         out.append(PendingChunk({

@@ -17,6 +17,7 @@ COMMANDS = {
     "init": ("indexer.init_cli:init", "Write a config for this project with sensible vaults."),
     "doctor": ("query.doctor_cli:doctor", "Check settings, model, index, lock; say what to fix."),
     "mcp": ("query.mcp_cli:mcp", "Serve search to AI assistants over MCP (stdio or HTTP)."),
+    "hooks": ("indexer.hooks_cli:hooks", "Check configured preprocessing hooks on a sample file."),
 }
 
 

@@ -27,8 +27,11 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
 
 
 def location(hit: Hit) -> str:
-    where = f"{hit.vault}:{hit.path}:{hit.start_line}-{hit.end_line}"
-    return f"{where}#page={hit.page}" if hit.page else where
+    """``vault:path:12-30``; a PDF hit is ``vault:file.pdf#page=4`` (its line numbers
+    count extracted text, which no viewer shows)."""
+    if hit.page:
+        return f"{hit.vault}:{hit.path}#page={hit.page}"
+    return f"{hit.vault}:{hit.path}:{hit.start_line}-{hit.end_line}"
 
 
 def hit_json(hit: Hit, query: str, with_text: bool = False) -> dict[str, Any]:

@@ -3,17 +3,22 @@
 The indexer asks ``handler_for(relpath)`` and skips files it returns None for,
 so adding a format means adding its extensions here and nothing else.
 Extensions in ``HANDLED_EXTENSIONS`` are lowercase with their leading dot,
-like ``PurePath.suffix``; matching is case-insensitive.
+like ``PurePath.suffix``; matching is case-insensitive. Handlers named in
+``BINARY_HANDLERS`` (PDF, HTML) take the file's bytes instead of decoded text,
+because their format says how to decode it.
 """
 
 from __future__ import annotations
 
 from indexer.handlers.base import Chunk, Document, Handler, HandlerError, Limits
 from indexer.handlers.code import LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILENAME, code_handler
+from indexer.handlers.html import html_handler
 from indexer.handlers.markdown import markdown_handler
+from indexer.handlers.pdf import pdf_handler
 from indexer.handlers.text import text_handler
 
 __all__ = [
+    "BINARY_HANDLERS",
     "HANDLED_EXTENSIONS",
     "Chunk",
     "Document",
@@ -43,10 +48,14 @@ _TEXT_EXTENSIONS = frozenset(
 )
 _TEXT_FILENAMES = frozenset({"README", "LICENSE"})
 
+BINARY_HANDLERS = frozenset({"pdf", "html"})
 _BY_EXTENSION: dict[str, tuple[str, Handler]] = {
     **{ext: ("text", text_handler) for ext in _TEXT_EXTENSIONS},
     **{ext: ("code", code_handler) for ext in LANGUAGE_BY_EXTENSION},
     **{ext: ("markdown", markdown_handler) for ext in _MARKDOWN_EXTENSIONS},
+    ".pdf": ("pdf", pdf_handler),  # type: ignore[dict-item] - binary, see BINARY_HANDLERS
+    ".html": ("html", html_handler),  # type: ignore[dict-item]
+    ".htm": ("html", html_handler),  # type: ignore[dict-item]
 }
 _BY_FILENAME: dict[str, tuple[str, Handler]] = {
     **{name: ("text", text_handler) for name in _TEXT_FILENAMES},

@@ -47,6 +47,9 @@ class Chunk:
     symbol: str = ""
     symbol_kind: str = ""  # "function" | "class" | "method" | ""
     page: int | None = None
+    # Embed-only lines about the chunk (code: kind, symbol, signature, docstring): the
+    # embed text and BM25 see them, ``text`` stays exactly the source lines.
+    context: str = ""
 
 
 @dataclass(frozen=True)

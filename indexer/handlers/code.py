@@ -1,13 +1,16 @@
-"""Source code: one chunk per top-level definition, found by per-language regexes.
+"""Source code: one chunk per top-level definition, found by tree-sitter or by regexes.
 
-This is the fallback until tree-sitter lands: definitions are recognised only
-at the start of a line (column 0), so a block runs from one definition's first
-line (its decorators and the comments directly above it included) to the next
-definition. In most languages statements after a definition stay in its
-block; in Python, where the tokenizer tells real statements from string
-contents, a top-level statement ends the definition and starts a symbol-less
-block. Python classes too large for one chunk are split into their methods.
-Anything still too long is cut between lines, preferably at blank lines.
+Languages with an installed tree-sitter grammar are cut by ``treesitter``. The
+others, and any language whose grammar wheel is missing, use the regexes below:
+definitions are recognised only at the start of a line (column 0), so a block
+runs from one definition's first line (its decorators and the comments directly
+above it included) to the next definition. In most languages statements after a
+definition stay in its block; in Python, where the tokenizer tells real
+statements from string contents, a top-level statement ends the definition and
+starts a symbol-less block. Python classes too large for one chunk are split
+into their methods. Anything still too long is cut between lines, preferably at
+blank lines. Each chunk's ``context`` (embedded, never part of ``text``) names
+its kind, symbol and signature, plus the docstring on pieces cut from below it.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ import io
 import re
 import tokenize
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from indexer.handlers import treesitter
 from indexer.handlers.base import (
     Chunk,
     Document,
@@ -51,6 +55,8 @@ class _Block:
     head: int  # the line the definition pattern matched; == span[0] when symbol-less
     parts: tuple[str, ...] = ()  # ("Class", "method"): symbol and breadcrumb path
     kind: str = ""
+    signature: str = ""  # "" = the head line
+    doc: str = ""
 
 
 _MODS = r"^(?:[a-z-]+\s+)*"  # any lowercase modifiers: export default async, public static
@@ -206,13 +212,14 @@ def code_handler(text: str, relpath: str, limits: Limits) -> Document:
     """Chunk source code by definitions; unknown languages fall back to line packing."""
     lines = split_lines(text)
     language = language_for(relpath)
-    spec = _LANGUAGES.get(language, _NO_LANGUAGE)
-    ends = _python_statements(lines) if language == "python" else frozenset()
-    blocks = _blocks(lines, 0, len(lines), spec, ends=ends)
-    if language == "python":
-        blocks = [part for block in blocks for part in _split_class(lines, block, limits)]
+    grammar = treesitter.grammar_name(relpath, language)
+    found = treesitter.definitions(lines, grammar, limits) if language else None
+    if found is None:
+        blocks = _regex_blocks(lines, language, limits)
+    else:
+        blocks = [_Block(d.span, d.head, d.parts, d.kind, d.signature, d.doc) for d in found]
     pieces = [
-        _Block(piece, block.head, block.parts, block.kind)
+        replace(block, span=piece)
         for block in blocks
         for piece in split_span(lines, block.span, limits.max_chars)
     ]
@@ -220,9 +227,32 @@ def code_handler(text: str, relpath: str, limits: Limits) -> Document:
     return Document(chunks=tuple(chunks), title=file_stem(relpath), language=language)
 
 
+def _regex_blocks(lines: Sequence[str], language: str, limits: Limits) -> list[_Block]:
+    spec = _LANGUAGES.get(language, _NO_LANGUAGE)
+    ends = _python_statements(lines) if language == "python" else frozenset()
+    blocks = _blocks(lines, 0, len(lines), spec, ends=ends)
+    if language == "python":
+        blocks = [part for block in blocks for part in _split_class(lines, block, limits)]
+    return blocks
+
+
 def _chunk(lines: Sequence[str], block: _Block, relpath: str) -> Chunk:
     breadcrumb = " :: ".join((relpath, *block.parts))
-    return make_chunk(lines, block.span, breadcrumb, ".".join(block.parts), block.kind)
+    chunk = make_chunk(lines, block.span, breadcrumb, ".".join(block.parts), block.kind)
+    return replace(chunk, context=_context(lines, block))
+
+
+def _context(lines: Sequence[str], block: _Block) -> str:
+    """``method Invoice.total: def total(self)``; a piece cut from below the
+    definition's first line also gets the docstring, since its text lacks it."""
+    if not (block.parts or block.kind):
+        return ""
+    signature = block.signature or " ".join(lines[block.head].split()).rstrip("{: ")[:200]
+    label = " ".join(filter(None, (block.kind, ".".join(block.parts))))
+    context = f"{label}: {signature}" if signature else label
+    if block.doc and block.span[0] > block.head:
+        context += "\n" + block.doc
+    return context
 
 
 def _blocks(

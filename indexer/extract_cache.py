@@ -1,0 +1,188 @@
+"""From a file's bytes to a Document, extracting each document's text once per content.
+
+``FileChunker`` is the build's single doorway: a configured hook wins for its
+extension, PDF and HTML get their bytes, everything else is decoded and
+handed to its text handler. Code that nobody reads (minified bundles,
+files marked generated) is skipped and counted rather than indexed.
+
+Extraction (pypdf, an HTML parse, an external hook) is the slow part of a
+document and depends only on its bytes and the extractor, so the result is
+kept in ``index_dir/extract-cache/`` under (content hash, extractor). A
+rebuild, a chunker upgrade, a renamed or restored file reuse it; chunking
+always reruns, as it depends on settings. Changing a hook's command changes
+the key. Entries unused for ``PRUNE_AFTER_DAYS`` are removed. An index in
+object storage keeps no cache: extraction reruns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core import paths
+from core.settings import Settings
+from indexer.discover import FileEntry, suffix
+from indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
+from indexer.handlers.base import file_stem
+from indexer.handlers.html import extract_html, markdown_document
+from indexer.handlers.pdf import extract_pdf, pdf_document
+from indexer.hooks import hook_name, hook_text
+from indexer.reading import Unreadable, decode
+
+EXTRACTOR_VERSION = 1  # bump when PDF or HTML extraction output changes
+CACHE_DIR = "extract-cache"
+PRUNE_AFTER_DAYS = 90
+MINIFIED_AVERAGE_LINE = 200  # characters per non-blank line
+GENERATED_MARKERS = ("DO NOT EDIT", "@generated")
+_HEADER_LINES = 5
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """A document's text: one entry per page, or a single Markdown text."""
+
+    title: str
+    pages: tuple[str, ...]
+    sections: tuple[str, ...] = ()  # per page: the outline section in force
+    paged: bool = False
+
+
+class ExtractCache:
+    """JSON files under ``root``; every failure to read or write only costs time."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self._pruned = False
+
+    def get(self, digest: str, extractor: str) -> Extracted | None:
+        if self.root is None:
+            return None
+        path = self._path(digest, extractor)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            value = Extracted(str(data["title"]), tuple(data["pages"]),
+                              tuple(data["sections"]), bool(data["paged"]))
+            os.utime(path)  # recently used entries survive pruning
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return value
+
+    def put(self, digest: str, extractor: str, value: Extracted) -> None:
+        if self.root is None:
+            return
+        path = self._path(digest, extractor)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        data = {"extractor": extractor, "title": value.title, "pages": list(value.pages),
+                "sections": list(value.sections), "paged": value.paged}
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._prune()
+            tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, path)  # readers never see half a file
+        except OSError:
+            tmp.unlink(missing_ok=True)
+
+    def _path(self, digest: str, extractor: str) -> Path:
+        assert self.root is not None
+        tag = hashlib.blake2b(extractor.encode(), digest_size=6).hexdigest()
+        return self.root / f"{digest}-{tag}.json"
+
+    def _prune(self) -> None:
+        """Once per build: drop entries (and stray temp files) nobody used for months."""
+        if self._pruned or self.root is None:
+            return
+        self._pruned = True
+        cutoff = time.time() - PRUNE_AFTER_DAYS * 86400
+        for entry in os.scandir(self.root):
+            if entry.stat().st_mtime < cutoff:
+                Path(entry.path).unlink(missing_ok=True)
+
+
+class FileChunker:
+    """The build's one way from a file's bytes to a ``Document`` (see the module docstring)."""
+
+    def __init__(self, settings: Settings, limits: Limits) -> None:
+        self.limits = limits
+        self.hooks = dict(settings.hooks)
+        self.timeout = settings.hook_timeout_seconds
+        local = not paths.is_uri(settings.index_dir)
+        self.cache = ExtractCache(Path(settings.index_dir) / CACHE_DIR if local else None)
+        self.skipped: Counter[str] = Counter()  # files read but not indexed, by reason
+        self.extractions = 0  # documents actually extracted (cache misses)
+
+    def claim(self, relpath: str) -> tuple[str, Any] | None:
+        """(handler name, handler): a configured hook first, then the handler registry."""
+        command = self.hooks.get(suffix(relpath))
+        if command is not None:
+            return hook_name(command), command
+        return handler_for(relpath)
+
+    def chunk(self, name: str, handler: Any, data: bytes, digest: str,
+              entry: FileEntry) -> Document:
+        """The file's Document; ``Unreadable`` (with the reason) when it cannot be indexed."""
+        try:
+            if isinstance(handler, str) or name in BINARY_HANDLERS:
+                return self._document(self._extract(name, handler, data, digest, entry),
+                                      entry.path)
+            text = decode(data)
+            reason = skip_reason(text) if name == "code" else ""
+            if reason:
+                self.skipped[reason] += 1
+                return Document(chunks=(), title=file_stem(entry.path))
+            return handler(text, entry.path, self.limits)
+        except HandlerError as exc:
+            raise Unreadable(f"{name}: {exc}") from None
+
+    def _extract(self, name: str, handler: Any, data: bytes, digest: str,
+                 entry: FileEntry) -> Extracted:
+        key, run = self._extractor(name, handler, data, entry.abs_path)
+        value = self.cache.get(digest, key)
+        if value is None:
+            value = run()
+            self.extractions += 1
+            self.cache.put(digest, key, value)
+        return value
+
+    def _extractor(self, name: str, handler: Any, data: bytes, path: Path
+                   ) -> tuple[str, Callable[[], Extracted]]:
+        """(cache key naming the extractor, the extraction to run on a miss)."""
+        if isinstance(handler, str):
+            return f"hook/{handler}", lambda: Extracted(
+                "", (hook_text(handler, path, self.timeout),))
+        if name == "pdf":
+            return f"pdf/{EXTRACTOR_VERSION}", lambda: _pdf(data)
+        return f"html/{EXTRACTOR_VERSION}", lambda: Extracted(*_one_page(extract_html(data)))
+
+    def _document(self, value: Extracted, relpath: str) -> Document:
+        if value.paged:
+            return pdf_document(value.title, value.pages, relpath, self.limits, value.sections)
+        return markdown_document(value.pages[0] if value.pages else "", relpath, self.limits,
+                                 value.title)
+
+
+def skip_reason(text: str) -> str:
+    """"generated" or "minified" for code nobody reads (it would crowd out real hits)."""
+    head = text[:4000].split("\n", _HEADER_LINES)[:_HEADER_LINES]
+    if any(marker in line for line in head for marker in GENERATED_MARKERS):
+        return "generated"
+    lengths = [len(line) for line in text.split("\n") if line.strip()]
+    if lengths and sum(lengths) / len(lengths) > MINIFIED_AVERAGE_LINE:
+        return "minified"
+    return ""
+
+
+def _pdf(data: bytes) -> Extracted:
+    title, pages, sections = extract_pdf(data)
+    return Extracted(title, tuple(pages), tuple(sections), paged=True)
+
+
+def _one_page(extracted: tuple[str, str]) -> tuple[str, tuple[str, ...]]:
+    title, text = extracted
+    return title, (text,)

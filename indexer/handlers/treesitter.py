@@ -1,0 +1,420 @@
+"""Code definitions from tree-sitter parse trees: exact spans, names, signatures, docs.
+
+The per-language wheels (``tree-sitter-python``, ``-go``, ...) ship compiled
+grammars, so parsing works offline; a language without an installed grammar
+gets None and ``code.code_handler`` falls back to its regex chunker.
+
+What the caller can rely on: ``definitions`` returns blocks that tile
+``[0, len(lines))`` in order, without gaps or overlaps, whatever the tree
+holds (syntax errors included), because spans are whole lines and each
+definition starts below the previous one's end. A definition's block takes
+the comments, decorators and attributes directly above it. Top-level lines
+outside definitions become symbol-less blocks, except lines that start no
+statement (a namespace's closing brace, ``#endif``), which stay with the
+block above. A definition longer than ``max_chars`` is cut at the
+definitions in its body (methods of a big class, nested functions); the
+caller cuts what is still too long by lines and repeats the signature.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+from indexer.handlers.base import Limits, Span
+
+Node = Any  # tree_sitter.Node; the package is imported lazily
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A tile of the file: a definition (``parts`` names it) or the lines between them."""
+
+    span: Span  # 0-based, half-open, attached comments and decorators included
+    head: int  # first line of the definition itself (below its comments)
+    parts: tuple[str, ...] = ()  # ("Invoice", "total"): symbol path
+    kind: str = ""  # "function" | "class" | "method" | ""
+    signature: str = ""
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class _Grammar:
+    module: str
+    kinds: dict[str, str]  # definition node type -> kind
+    function: str = "language"
+    wrappers: frozenset[str] = frozenset()  # wrap one definition: decorators, export
+    containers: frozenset[str] = frozenset()  # their children count as top-level items
+    attached: frozenset[str] = frozenset({"comment"})  # siblings that join the definition below
+    docstrings: bool = False  # a string opening the body documents the definition
+
+
+_F, _C = "function", "class"
+_JS = {"function_declaration": _F, "generator_function_declaration": _F,
+       "class_declaration": _C, "class": _C, "method_definition": _F,
+       "function_expression": _F, "function": _F, "arrow_function": _F,
+       "generator_function": _F}
+_TS = {**_JS, "abstract_class_declaration": _C, "interface_declaration": _C,
+       "enum_declaration": _C, "internal_module": _C, "module": _C, "function_signature": _F,
+       "method_signature": _F, "abstract_method_signature": _F}
+_TS_WRAP = frozenset({"export_statement", "ambient_declaration", "expression_statement"})
+_C_KINDS = {"function_definition": _F, "struct_specifier": _C, "union_specifier": _C,
+            "enum_specifier": _C, "type_definition": _C}
+_PREPROC = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+                      "preproc_elifdef"})
+_SLASH = frozenset({"comment", "line_comment", "block_comment"})
+_GRAMMARS: dict[str, _Grammar] = {
+    "python": _Grammar("tree_sitter_python", {"function_definition": _F, "class_definition": _C},
+                       wrappers=frozenset({"decorated_definition"}), docstrings=True),
+    "javascript": _Grammar("tree_sitter_javascript", _JS,
+                           wrappers=frozenset({"export_statement"})),
+    "typescript": _Grammar("tree_sitter_typescript", _TS, "language_typescript", _TS_WRAP),
+    "tsx": _Grammar("tree_sitter_typescript", _TS, "language_tsx", _TS_WRAP),
+    "go": _Grammar("tree_sitter_go", {"function_declaration": _F, "method_declaration": "method",
+                                      "type_declaration": _C}),
+    "rust": _Grammar("tree_sitter_rust",
+                     {"function_item": _F, "function_signature_item": _F, "struct_item": _C,
+                      "enum_item": _C, "union_item": _C, "trait_item": _C, "impl_item": _C,
+                      "mod_item": _C, "macro_definition": _F},
+                     attached=_SLASH | {"attribute_item"}),
+    "java": _Grammar("tree_sitter_java",
+                     {"class_declaration": _C, "interface_declaration": _C,
+                      "enum_declaration": _C, "record_declaration": _C,
+                      "annotation_type_declaration": _C, "method_declaration": _F,
+                      "constructor_declaration": _F, "compact_constructor_declaration": _F},
+                     attached=_SLASH),
+    "c": _Grammar("tree_sitter_c", _C_KINDS, containers=_PREPROC),
+    "cpp": _Grammar("tree_sitter_cpp", {**_C_KINDS, "class_specifier": _C},
+                    wrappers=frozenset({"template_declaration"}),
+                    containers=_PREPROC | {"namespace_definition", "linkage_specification"}),
+    "ruby": _Grammar("tree_sitter_ruby", {"method": _F, "singleton_method": _F, "class": _C,
+                                          "module": _C}),
+    "shell": _Grammar("tree_sitter_bash", {"function_definition": _F}),
+}
+_ASSIGNMENTS = frozenset({"lexical_declaration", "variable_declaration", "field_definition",
+                          "public_field_definition"})
+_BODY_REQUIRED = frozenset({"struct_specifier", "union_specifier", "enum_specifier",
+                            "class_specifier"})
+_MAX_SIGNATURE = 200
+_MAX_DOC = 300
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+_COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/|//[/!]?|#+|\*|--)?\s?|\s*\*/\s*$")
+_STRING_QUOTES = re.compile(r"^[rRbBuUfF]*(\"\"\"|'''|\"|')|(\"\"\"|'''|\"|')$")
+
+
+def grammar_name(relpath: str, language: str) -> str:
+    """``.tsx`` files need the TSX grammar; every other language has one grammar."""
+    return "tsx" if language == "typescript" and relpath.lower().endswith(".tsx") else language
+
+
+@cache
+def _parser(name: str) -> Any | None:
+    """A parser for ``name``, or None when its grammar wheel is missing or incompatible."""
+    spec = _GRAMMARS.get(name)
+    if spec is None:
+        return None
+    try:
+        from tree_sitter import Language, Parser
+
+        module = importlib.import_module(spec.module)
+        return Parser(Language(getattr(module, spec.function)()))
+    except (ImportError, AttributeError, ValueError, TypeError):
+        return None
+
+
+def available(name: str) -> bool:
+    return _parser(name) is not None
+
+
+def definitions(lines: Sequence[str], name: str, limits: Limits) -> list[Definition] | None:
+    """Tiles of the file (see the module docstring); None when ``name`` has no grammar."""
+    parser = _parser(name)
+    if parser is None:
+        return None
+    source = "\n".join(lines).encode("utf-8", "replace")
+    root = parser.parse(source).root_node
+    return _Tiler(lines, source, _GRAMMARS[name], limits).tile(root, (0, len(lines)), None)
+
+
+@dataclass
+class _Found:
+    definition: Definition
+    node: Node  # the definition node itself (wrappers and declarations unwrapped)
+
+
+class _Tiler:
+    def __init__(self, lines: Sequence[str], source: bytes, grammar: _Grammar,
+                 limits: Limits) -> None:
+        self.lines, self.source, self.grammar, self.limits = lines, source, grammar, limits
+
+    def tile(self, container: Node, span: Span, owner: Definition | None) -> list[Definition]:
+        """Cut ``span`` at the definitions among ``container``'s items."""
+        items = list(self._items(container))
+        starts = {_first_row(item) for item in items if item.type not in self.grammar.attached}
+        out: list[Definition] = []
+        cursor = span[0]
+        for found in self._found(items, span, owner):
+            if found.definition.span[0] > cursor:
+                self._gap(out, (cursor, found.definition.span[0]), starts, owner)
+            out.extend(self._expand(found))
+            cursor = found.definition.span[1]
+        if cursor < span[1]:
+            self._gap(out, (cursor, span[1]), starts, owner)
+        return out
+
+    def _items(self, node: Node) -> Iterator[Node]:
+        """Named children, reading through containers (``#ifdef``, ``namespace``)."""
+        for child in node.named_children:
+            body = child.child_by_field_name("body")
+            if child.type not in self.grammar.containers:
+                yield child
+            elif body is None or body.type == "declaration_list":
+                yield from self._items(body or child)
+            else:  # extern "C" int f() {...}: the one declaration is the item
+                yield body
+
+    def _gap(self, out: list[Definition], span: Span, starts: set[int],
+             owner: Definition | None) -> None:
+        """Lines between definitions: their own block, or the tail of the block above."""
+        starts_statement = any(span[0] <= row < span[1] for row in starts)
+        small = owner is not None and _size(self.lines, span) < self.limits.min_chars
+        if out and (small or not starts_statement):
+            out[-1] = replace(out[-1], span=(out[-1].span[0], span[1]))
+        elif owner is None:
+            out.append(Definition(span, span[0]))
+        else:
+            out.append(replace(owner, span=span, head=owner.head))
+
+    def _found(self, items: list[Node], span: Span, owner: Definition | None) -> list[_Found]:
+        """Definitions among ``items``, in order, each starting below the previous one."""
+        found: list[_Found] = []
+        floor = span[0]
+        run: list[Node] = []  # attached nodes (comments, attributes) directly above
+        for item in items:
+            if item.type in self.grammar.attached:
+                run = self._extend_run(run, item)
+                continue
+            hit = self._definition(item, owner)
+            attached, run = run, []
+            if hit is None:
+                continue
+            node, definition = hit
+            first, last = _first_row(item), min(_last_row(item) + 1, span[1])
+            if first < floor:  # starts on a line the previous definition ends on
+                if found:
+                    prev = found[-1]
+                    end = max(prev.definition.span[1], last)
+                    prev.definition = replace(prev.definition, span=(prev.definition.span[0], end))
+                continue
+            top = self._climb(attached, first, floor)
+            doc = definition.doc or self._comment_doc(attached, top)
+            definition = replace(definition, span=(top, max(last, first + 1)), doc=doc)
+            found.append(_Found(definition, node))
+            floor = definition.span[1]
+        return found
+
+    def _extend_run(self, run: list[Node], item: Node) -> list[Node]:
+        """Keep a run of attached nodes only while they are contiguous and own their lines."""
+        if not self._starts_line(item):
+            return []
+        if run and _first_row(item) > _last_row(run[-1]) + 1:
+            return [item]
+        return [*run, item]
+
+    def _climb(self, attached: list[Node], first: int, floor: int) -> int:
+        """The definition's first line, moved up over the attached run ending right above it."""
+        if not attached or _last_row(attached[-1]) < first - 1:
+            return first
+        return max(floor, _first_row(attached[0]))
+
+    def _expand(self, found: _Found) -> list[Definition]:
+        """An oversized definition is cut at the definitions in its body, recursively."""
+        definition, node = found.definition, found.node
+        if _size(self.lines, definition.span) <= self.limits.max_chars:
+            return [definition]
+        body = _body(node)
+        if body is None:
+            return [definition]
+        inner = self.tile(body, definition.span, definition)
+        if all(not d.parts or d.parts == definition.parts for d in inner):
+            return [definition]
+        return inner
+
+    def _definition(self, item: Node, owner: Definition | None
+                    ) -> tuple[Node, Definition] | None:
+        """(definition node, its Definition without a span) when ``item`` defines something."""
+        node = self._unwrap(item)
+        if node is None:
+            return None
+        value = _assigned_value(node) if node.type in _ASSIGNMENTS else None
+        kind = self.grammar.kinds.get((value or node).type, _F)
+        owner_parts = owner.parts if owner is not None else ()
+        parts = (*owner_parts, *self._name(node))
+        if kind == _F and (owner.kind == _C if owner is not None else len(parts) > 1):
+            kind = "method"  # in a class, or qualified: Shape::area
+        body = _body(value if value is not None else node)
+        head = _first_row(node)
+        signature = self._signature(item, node, body)
+        definition = Definition((head, head + 1), head, parts, kind, signature, self._doc(body))
+        return node, definition
+
+    def _unwrap(self, item: Node) -> Node | None:
+        """The definition node inside ``item`` (itself, or inside a wrapper), else None."""
+        node = item
+        for _ in range(3):  # export default abstract class ...: wrappers nest a little
+            if node.type in self.grammar.wrappers:
+                inner = (node.child_by_field_name("definition")
+                         or node.child_by_field_name("declaration")
+                         or node.child_by_field_name("value"))
+                candidates = [inner] if inner is not None else node.named_children
+                node = next((c for c in candidates if self._defines(c)), None)
+                if node is None:
+                    return None
+        return node if node.type not in self.grammar.wrappers and self._defines(node) else None
+
+    def _defines(self, node: Node) -> bool:
+        if node.type in self.grammar.wrappers:
+            return True
+        if node.type in _ASSIGNMENTS:
+            value = _assigned_value(node)
+            return value is not None and value.type in self.grammar.kinds
+        if node.type not in self.grammar.kinds:
+            return False
+        if node.type in _BODY_REQUIRED:
+            return node.child_by_field_name("body") is not None
+        if node.type == "type_definition":
+            inner = node.child_by_field_name("type")
+            return inner is not None and inner.child_by_field_name("body") is not None
+        return node.type != "type_declaration" or len(_type_specs(node)) == 1
+
+    def _name(self, node: Node) -> tuple[str, ...]:
+        """The symbol path a definition adds: ``("Shape", "area")`` for ``Shape::area``."""
+        if node.type == "method_declaration" and node.child_by_field_name("receiver"):
+            return (*_receiver(self._text(node.child_by_field_name("receiver"))),
+                    *_split(self._text(node.child_by_field_name("name"))))
+        if node.type == "impl_item":
+            return _split(self._text(node.child_by_field_name("type")))[-1:]
+        if node.type == "type_declaration":
+            return _split(self._text(_type_specs(node)[0].child_by_field_name("name")))
+        if node.type in _ASSIGNMENTS:
+            target = _assigned_target(node)
+            return _split(self._text(target))
+        named = node.child_by_field_name("name")
+        if named is not None:
+            return _split(self._text(named))
+        return _split(self._text(_declarator_name(node.child_by_field_name("declarator"))))
+
+    def _signature(self, item: Node, node: Node, body: Node | None) -> str:
+        """The definition's header up to its body, on one line (decorators left out)."""
+        start = node.start_byte if item.type == "decorated_definition" else item.start_byte
+        end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
+        text = self.source[start:end].decode("utf-8", "replace")
+        if body is None:
+            text = text.split("\n", 1)[0]
+        text = " ".join(text.split()).rstrip("{: ")
+        return text[:_MAX_SIGNATURE]
+
+    def _doc(self, body: Node | None) -> str:
+        """A docstring: the string statement that opens the body (Python)."""
+        if not self.grammar.docstrings:
+            return ""
+        first = body.named_children[0] if body is not None and body.named_children else None
+        if first is None or first.type != "expression_statement" or not first.named_children:
+            return ""
+        string = first.named_children[0]
+        if string.type != "string":
+            return ""
+        return _paragraph(_STRING_QUOTES.sub("", self._text(string).strip()))
+
+    def _comment_doc(self, attached: list[Node], top: int) -> str:
+        comments = [n for n in attached if n.type in _SLASH and _first_row(n) >= top]
+        lines = [_COMMENT_MARKS.sub("", line) for n in comments
+                 for line in self._text(n).split("\n")]
+        return _paragraph("\n".join(lines))
+
+    def _starts_line(self, node: Node) -> bool:
+        line_start = node.start_byte - node.start_point[1]
+        return not self.source[line_start:node.start_byte].strip()
+
+    def _text(self, node: Node | None) -> str:
+        if node is None:
+            return ""
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _first_row(node: Node) -> int:
+    return node.start_point[0]
+
+
+def _last_row(node: Node) -> int:
+    """The last line holding part of ``node`` (an end at column 0 is the line before)."""
+    row, column = node.end_point
+    return row - 1 if column == 0 and row > node.start_point[0] else row
+
+
+def _body(node: Node) -> Node | None:
+    return node.child_by_field_name("body")
+
+
+def _assigned_value(node: Node) -> Node | None:
+    """``const f = () => ...``: the value assigned (first declarator that has one)."""
+    if node.type in ("field_definition", "public_field_definition"):
+        return node.child_by_field_name("value")
+    declarator = _declarator(node)
+    return declarator.child_by_field_name("value") if declarator is not None else None
+
+
+def _assigned_target(node: Node) -> Node | None:
+    if node.type in ("field_definition", "public_field_definition"):
+        return node.child_by_field_name("property") or node.child_by_field_name("name")
+    declarator = _declarator(node)
+    return declarator.child_by_field_name("name") if declarator is not None else None
+
+
+def _declarator(node: Node) -> Node | None:
+    return next((d for d in node.named_children if d.type == "variable_declarator"
+                 and d.child_by_field_name("value") is not None), None)
+
+
+def _type_specs(node: Node) -> list[Node]:
+    """Go: ``type Server struct`` has one spec; a ``type ( ... )`` group has several."""
+    return [c for c in node.named_children if c.type in ("type_spec", "type_alias")]
+
+
+def _declarator_name(node: Node | None) -> Node | None:
+    """C/C++: ``static int *make(int n)`` -> the ``make`` node, through pointers and calls."""
+    while node is not None and node.child_by_field_name("declarator") is not None:
+        node = node.child_by_field_name("declarator")
+    return node
+
+
+def _receiver(text: str) -> tuple[str, ...]:
+    """Go: ``(s *Server)`` or ``(p Pair[K, V])`` -> ``("Server",)`` / ``("Pair",)``."""
+    words = text.strip("()").split(None, 1)
+    if not words:
+        return ()
+    type_text = words[-1].lstrip("*").split("[")[0].strip()
+    return (type_text,) if type_text.isidentifier() else ()
+
+
+def _split(name: str) -> tuple[str, ...]:
+    """``geo::Shape`` -> ``("geo", "Shape")``; template arguments and blanks dropped."""
+    text = name
+    while _TEMPLATE_ARGS.search(text):
+        text = _TEMPLATE_ARGS.sub("", text)
+    parts = (" ".join(p.strip("\"'`").split()) for p in text.split("::"))
+    return tuple(p.replace(".", "_") for p in parts if p)
+
+
+def _paragraph(text: str) -> str:
+    """The first paragraph, on one line, capped: enough to say what the code is for."""
+    para = re.split(r"\n\s*\n", text.strip(), maxsplit=1)[0]
+    return " ".join(para.split())[:_MAX_DOC]
+
+
+def _size(lines: Sequence[str], span: Span) -> int:
+    return sum(len(line) + 1 for line in lines[span[0] : span[1]]) - 1

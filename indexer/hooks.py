@@ -1,0 +1,201 @@
+"""Preprocessing hooks: an external command turns a file into Markdown or text for vq.
+
+Configured per extension (``hooks: {".docx": "pandoc -t gfm {path}"}``). The
+command line is split like a shell would (``shlex``) but never run by one:
+``{path}`` inside an argument is replaced by the file's absolute path, so a
+file name with spaces, quotes or ``$(...)`` is only ever one argument. The
+hook runs in the file's folder with no standard input, and its whole process
+group is killed at the timeout (a shell script's children included). Its
+stdout, decoded as UTF-8, is chunked by the Markdown handler.
+
+A hook that exits non-zero, times out, cannot start or prints nothing raises
+``HookFailed``: an error for that file, never for the build. ``check_hooks``
+(``vq hooks check``) runs each configured hook once on a sample and reports.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from core.errors import VqError
+from core.settings import Settings
+from indexer.handlers.base import HandlerError, Limits
+from indexer.handlers.markdown import markdown_handler
+
+PLACEHOLDER = "{path}"
+_STDERR_TAIL = 200
+
+
+class HookFailed(HandlerError):
+    """The hook did not produce text for this file; ``str(exc)`` says why and what to do."""
+
+
+@dataclass(frozen=True)
+class HookRun:
+    """One run of a hook; ``status`` is None when it timed out or could not start."""
+
+    command: str
+    argv: tuple[str, ...]
+    status: int | None
+    stdout: str
+    stderr: str
+    seconds: float
+    problem: str = ""  # "" when it exited 0 with output
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+
+def hook_name(command: str) -> str:
+    """The handler name recorded for files a hook reads: ``hook:pandoc``."""
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        program = command
+    return "hook:" + PurePosixPath(program.replace("\\", "/")).name
+
+
+def hook_argv(command: str, path: Path) -> list[str]:
+    """The argument vector: shell-style splitting, then ``{path}`` filled in per argument."""
+    return [arg.replace(PLACEHOLDER, str(path)) for arg in shlex.split(command)]
+
+
+def run_hook(command: str, path: Path, timeout: float) -> HookRun:
+    """Run ``command`` on ``path``; never raises (see ``HookRun.problem``)."""
+    argv = tuple(hook_argv(command, path.resolve()))
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, cwd=path.resolve().parent, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+    except OSError as exc:
+        problem = f"cannot start {argv[0]!r}: {exc.strerror or exc}; install it or fix the hook"
+        return HookRun(command, argv, None, "", "", 0.0, problem)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        status: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        status = None
+    seconds = round(time.monotonic() - started, 3)
+    stdout = out.decode("utf-8-sig", "replace")
+    stderr = err.decode("utf-8", "replace")
+    return HookRun(command, argv, status, stdout, stderr, seconds,
+                   _problem(status, stdout, stderr, timeout))
+
+
+def hook_text(command: str, path: Path, timeout: float) -> str:
+    """The hook's output for ``path``, or ``HookFailed`` naming the hook and its exit status."""
+    run = run_hook(command, path, timeout)
+    if not run.ok:
+        raise HookFailed(f"hook `{command}` {run.problem}")
+    return run.stdout
+
+
+def _problem(status: int | None, stdout: str, stderr: str, timeout: float) -> str:
+    if status is None:
+        return (f"timed out after {timeout:g}s and was killed; raise hook_timeout_seconds "
+                "or make the command faster")
+    tail = " ".join(stderr.split())[-_STDERR_TAIL:]
+    detail = f": {tail}" if tail else ""
+    if status < 0:
+        return f"was killed by signal {-status}{detail}"
+    if status != 0:
+        return f"exited with status {status}{detail}"
+    if not stdout.strip():
+        return "exited 0 but printed nothing; vq reads Markdown or text from its stdout"
+    return ""
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill the hook and everything it started, so no child keeps the pipes open."""
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows has no process groups to kill
+            proc.kill()
+    except ProcessLookupError:
+        pass
+
+
+@dataclass(frozen=True)
+class HookCheck:
+    """One configured hook tried on one sample file (``run`` is None without a sample)."""
+
+    extension: str
+    command: str
+    sample: str
+    run: HookRun | None
+    chunks: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.run is not None and self.run.ok
+
+    @property
+    def status(self) -> str:
+        """"ok", "failed", or "no sample"."""
+        return "no sample" if self.run is None else "ok" if self.ok else "failed"
+
+    def to_json(self) -> dict[str, Any]:
+        run = self.run
+        out: dict[str, Any] = {"extension": self.extension, "command": self.command,
+                               "sample": self.sample or None, "status": self.status}
+        if run is not None:
+            out.update(exit_status=run.status, seconds=run.seconds, chars=len(run.stdout),
+                       chunks=self.chunks, problem=run.problem or None,
+                       first_line=first_line(run.stdout))
+        return out
+
+
+def check_hooks(settings: Settings, samples: Sequence[Path] = ()) -> list[HookCheck]:
+    """Run every configured hook once: on the given sample for its extension, else on
+    the first file with that extension in the vaults. Nothing is written."""
+    from indexer.discover import suffix
+
+    chosen = {suffix(str(p)): p for p in samples}
+    unknown = sorted(set(chosen) - set(settings.hooks))
+    if unknown:
+        raise VqError(f"no hook is configured for {unknown[0]!r} files",
+                      f"configured: {', '.join(settings.hooks) or 'none'}; add one under hooks:")
+    missing = frozenset(settings.hooks) - set(chosen)
+    if missing:
+        chosen = {**_find_samples(settings, missing), **chosen}
+    limits = Limits(settings.chunk.max_chars, settings.chunk.min_chars)
+    out = []
+    for ext, command in settings.hooks.items():
+        path = chosen.get(ext)
+        if path is None:
+            out.append(HookCheck(ext, command, "", None))
+            continue
+        run = run_hook(command, path, settings.hook_timeout_seconds)
+        chunks = len(markdown_handler(run.stdout, path.name, limits).chunks) if run.ok else 0
+        out.append(HookCheck(ext, command, str(path), run, chunks))
+    return out
+
+
+def first_line(text: str, width: int = 80) -> str:
+    line = next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _find_samples(settings: Settings, extensions: frozenset[str]) -> dict[str, Path]:
+    from indexer.discover import discover, suffix
+
+    found = discover(settings.vaults, settings.max_file_bytes, extensions)
+    out: dict[str, Path] = {}
+    for entry in found.files:
+        ext = suffix(entry.path)
+        if ext in extensions and ext not in out:
+            out[ext] = entry.abs_path
+    return out
