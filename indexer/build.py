@@ -22,7 +22,7 @@ from core.errors import IndexMismatch
 from core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from core.settings import Settings
 from indexer import maintain, write
-from indexer.discover import FileEntry, discover
+from indexer.discover import FileEntry, discover_for
 from indexer.extract_cache import FileChunker
 from indexer.handlers.base import Limits
 from indexer.progress import NullProgress
@@ -109,7 +109,7 @@ class Builder:
         index = self.open_index()
         vaults = [v for v in self.settings.vaults if not vault_ids or v.id in vault_ids]
         self.progress.stage("discover")
-        found = discover(vaults, self.settings.max_file_bytes, frozenset(self.settings.hooks))
+        found = discover_for(self.settings, vaults)
         manifest = read_manifest(index)
         configured = {v.id for v in self.settings.vaults}
         plan = reconcile(manifest, found, configured)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pathspec
 
-from core.settings import Vault
+from core.settings import Settings, Vault
 from indexer.handlers import handler_for
 
 VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
@@ -65,6 +65,14 @@ class _Ignore:
 
 def _spec(lines: list[str] | tuple[str, ...]) -> pathspec.PathSpec:
     return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def discover_for(settings: Settings, vaults: tuple[Vault, ...] | list[Vault] | None = None
+                 ) -> Discovery:
+    """The walk exactly as a build does it (size cap, hooked extensions), so status
+    --check, doctor and the build agree on which files exist."""
+    chosen = settings.vaults if vaults is None else vaults
+    return discover(chosen, settings.max_file_bytes, frozenset(settings.hooks))
 
 
 def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,

@@ -16,7 +16,7 @@ from typing import Any
 
 from core.settings import Settings
 from core.store import Index
-from indexer.discover import discover
+from indexer.discover import discover_for
 from indexer.reconcile import ManifestRow, read_manifest
 
 Key = tuple[str, str]
@@ -49,7 +49,7 @@ class Freshness:
 def stale_files(settings: Settings, manifest: dict[Key, ManifestRow]
                 ) -> tuple[list[StaleFile], int, list[str]]:
     """What the next build would touch: (stale files, files walked, missing vault roots)."""
-    found = discover(settings.vaults, settings.max_file_bytes)
+    found = discover_for(settings)
     stale: list[StaleFile] = []
     seen: set[Key] = set()
     for entry in found.files:

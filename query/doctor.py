@@ -340,11 +340,11 @@ def _unindexed(name: str, config: Any) -> Check:
 
 def stale_check(settings: Settings, index: Any) -> Check:
     """Files new, changed or deleted since the last build: a stat walk, nothing read."""
-    from indexer.discover import discover
+    from indexer.discover import discover_for
     from indexer.reconcile import read_manifest, reconcile
 
     manifest = read_manifest(index)
-    found = discover(settings.vaults, settings.max_file_bytes)
+    found = discover_for(settings)
     plan = reconcile(manifest, found, {v.id for v in settings.vaults})
     new = changed = 0
     for entry in plan.to_read:
