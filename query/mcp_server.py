@@ -240,7 +240,11 @@ class VqService:
             raise VqError(f"vault {vault_id!r} is in the index but not in the config",
                           "its files cannot be read until it is configured again")
         fd, st = _open_confined(root, rel)
-        out = _read_lines(fd, start_line, end_line, f"{vault_id}:{rel}")
+        if row["handler"] in SOURCE_HANDLERS:
+            out = _read_lines(fd, start_line, end_line, f"{vault_id}:{rel}")
+        else:  # PDF, HTML, hook output: hit lines number the extracted text
+            os.close(fd)
+            out = _indexed_lines(index, vault_id, rel, start_line, end_line)
         return {"vault": vault_id, "path": rel, "abs_path": str(root.path / rel), **out,
                 "changed_since_indexed": (st.st_size, st.st_mtime_ns)
                 != (row["size"], row["mtime_ns"])}
@@ -302,7 +306,8 @@ def _only_vault(index: store.Index, rel: str) -> str:
 
 def _manifest_row(index: store.Index, vault: str, rel: str) -> dict[str, Any] | None:
     where = f"vault = {store.sql_str(vault)} AND path = {store.sql_str(rel)}"
-    rows = index.files.search().where(where).select(["size", "mtime_ns"]).limit(1).to_list()
+    rows = (index.files.search().where(where).select(["size", "mtime_ns", "handler"])
+            .limit(1).to_list())
     return rows[0] if rows else None
 
 
@@ -335,6 +340,31 @@ def _open_confined(vault: Vault, rel: str) -> tuple[int, os.stat_result]:
         os.close(fd)
         raise VqError(f"{where} changed while it was opened", "try again")
     return fd, after
+
+
+SOURCE_HANDLERS = ("markdown", "code", "text")
+
+
+def _indexed_lines(index: store.Index, vault: str, rel: str, start: int, end: int | None
+                   ) -> dict[str, Any]:
+    """Lines of a document's extracted text, rebuilt from its indexed chunks."""
+    where = f"vault = {store.sql_str(vault)} AND path = {store.sql_str(rel)}"
+    rows = (index.chunks.search().where(where).select(["start_line", "text", "body_start"])
+            .limit(None).to_list())
+    lines: dict[int, str] = {}
+    for r in rows:
+        for offset, line in enumerate(r["text"][r["body_start"]:].split("\n")):
+            lines[r["start_line"] + offset] = line
+    total = max(lines, default=0)
+    if start > max(total, 1):
+        raise VqError(f"start_line {start} is past the end of {vault}:{rel} ({total} lines)",
+                      f"give a start_line between 1 and {total}")
+    last = min(start + MAX_LINES - 1, end or total, total)
+    text = "\n".join(lines.get(n, "") for n in range(start, last + 1))
+    return {"start_line": start, "end_line": last, "total_lines": total,
+            "truncated": last < (end or total), "truncated_by": None if last >= (end or total)
+            else f"line cap ({MAX_LINES})", "text": text[:MAX_BYTES],
+            "source": "indexed text extracted from the document"}
 
 
 def _read_lines(fd: int, start: int, end: int | None, where: str) -> dict[str, Any]:

@@ -324,3 +324,16 @@ def test_http_transport_on_loopback(built, config_file):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.model
+def test_get_serves_a_pdfs_indexed_text_by_hit_lines(built, build, vault):
+    from tests.test_documents import make_pdf
+
+    (vault / "manual.pdf").write_bytes(make_pdf([["Alpha page one"], ["Bravo page two"]]))
+    build(built)
+    service = VqService(built)
+    hit = next(h for h in service.search("Bravo page two", method="lexical")["hits"]
+               if h["path"] == "manual.pdf")
+    got = service.get("notes:manual.pdf", hit["start_line"], hit["end_line"])
+    assert "Bravo page two" in got["text"] and got["source"].startswith("indexed text")
