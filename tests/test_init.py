@@ -157,9 +157,12 @@ def test_config_discovery_warns_when_another_config_wins(project, cli, tmp_path)
 @pytest.mark.model
 def test_init_build_search_from_a_subfolder(project, cli, build, monkeypatch):
     """The whole first-run path: init, a real build, a real search from deep inside."""
+    from tests.test_documents import make_pdf
+
+    (project / "papers" / "spec.pdf").write_bytes(make_pdf([["Paper about sensor calibration"]]))
     assert cli("init", project).exit_code == 0
     summary = build(load_settings(cwd=project))
-    assert summary.outcome == "ok" and summary.files_errored == 0
+    assert summary.outcome == "ok" and summary.files_errored == 0, summary.problems
     monkeypatch.chdir(project / "src" / "app")
     result = cli("search", "why LanceDB quokka", "--json")
     assert result.exit_code == 0, result.output
