@@ -31,17 +31,43 @@ def wait_for(predicate, timeout=180.0):
     raise AssertionError("condition not met before the deadline")
 
 
-@pytest.fixture
-def served(built, config_file):
+def start_server(index_dir, config_file):
     proc = subprocess.Popen([sys.executable, "-m", "query.cli", "--config", str(config_file),
                              "serve"], stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for(lambda: warm.encode(built.index_dir, "all-MiniLM-L6-v2", ["warm up"]))
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=60)
+    wait_for(lambda: warm.encode(index_dir, "all-MiniLM-L6-v2", ["warm up"]))
+    return proc
+
+
+def stop_server(proc):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory, encoder):
+    """One index and one server for the tests that leave the server running."""
+    from core.settings import load_settings
+    from jobs.runner import locked_build
+    from tests.conftest import NOTES, write_config, write_tree
+
+    root = tmp_path_factory.mktemp("warm")
+    write_tree(root / "notes", NOTES)
+    cfg = write_config(root / "vq.yaml", {"index_dir": str(root / "index"),
+                                          "vaults": {"notes": {"path": str(root / "notes")}}})
+    settings = load_settings(str(cfg))
+    locked_build(settings, encoder=encoder)
+    proc = start_server(settings.index_dir, cfg)
+    yield settings, cfg, proc
+    stop_server(proc)
+
+
+@pytest.fixture
+def served(built, config_file):
+    """A server of its own, for the tests that stop or kill it."""
+    proc = start_server(built.index_dir, config_file)
+    yield proc
+    stop_server(proc)
 
 
 def test_search_via_service_equals_in_process(built, served):
@@ -68,7 +94,8 @@ def test_killed_service_leaves_a_stale_socket_that_search_survives(built, served
     assert not path.exists()  # the client removed the stale socket
 
 
-def test_concurrent_clients_disconnects_and_oversized_requests(built, served):
+def test_concurrent_clients_disconnects_and_oversized_requests(shared):
+    built, _, served = shared
     results: list = []
 
     def client(i: int) -> None:
@@ -92,7 +119,8 @@ def test_concurrent_clients_disconnects_and_oversized_requests(built, served):
     assert warm.info(built.index_dir)["pid"] == served.pid  # still serving
 
 
-def test_warm_hybrid_search_from_a_cold_shell_imports_no_torch(built, served, config_file):
+def test_warm_hybrid_search_from_a_cold_shell_imports_no_torch(shared):
+    _, config_file, served = shared
     probe = ("import runpy, sys; sys.argv = ['vq'] + sys.argv[1:]\n"
              "try:\n    runpy.run_module('query.cli', run_name='__main__')\n"
              "except SystemExit: pass\n"
@@ -105,7 +133,8 @@ def test_warm_hybrid_search_from_a_cold_shell_imports_no_torch(built, served, co
     assert explain["method"] == "hybrid" and explain["encoder"] == f"service pid {served.pid}"
 
 
-def test_service_loads_the_model_a_request_names(built, served, tmp_path, cli, config_file):
+def test_service_loads_the_model_a_request_names(shared, tmp_path, cli):
+    built, config_file, served = shared
     from sentence_transformers import SentenceTransformer
 
     from core.encoder import model_location

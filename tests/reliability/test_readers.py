@@ -10,7 +10,7 @@ pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
 def test_readers_see_only_committed_rows_and_never_fail(tmp_path):
-    report = readers.run(tmp_path, rounds=3, methods=("lexical", "hybrid"))
+    report = readers.run(tmp_path, rounds=2, methods=("lexical", "hybrid"))
     assert report["errors"] == []
     assert report["searches"] > 0
     assert report["unknown_ids"] == []
