@@ -215,6 +215,7 @@ class Encoder:
                 else:
                     os.environ[key] = value
         self.model.to(self.device.name)  # starting the pool parked the model on the CPU
+        atexit.unregister(self.close)  # once, however often the pool is restarted
         atexit.register(self.close)
         return self._pool
 

@@ -130,6 +130,6 @@ def model_for(settings: Any) -> str:
     from core import store
 
     try:
-        return store.open_index(settings.index_dir).meta.model
+        return store.open_for(settings).meta.model
     except Exception:  # noqa: BLE001 - no index yet: serve the configured model
         return settings.model

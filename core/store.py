@@ -112,3 +112,12 @@ def path_filter(keys: Iterable[tuple[str, str]], batch: int = IN_BATCH) -> list[
         for i in range(0, len(names), batch):
             out.append(f"vault = {sql_str(vault)} AND {sql_in('path', names[i:i + batch])}")
     return out
+
+
+def open_for(settings: Any) -> Index:
+    """Open the index a Settings object points at, with its storage options."""
+    return open_index(settings.index_dir, settings.storage_options or None)
+
+
+def exists_for(settings: Any) -> bool:
+    return exists(settings.index_dir, settings.storage_options or None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -27,7 +28,7 @@ from indexer.extract_cache import FileChunker
 from indexer.handlers.base import Limits
 from indexer.progress import NullProgress
 from indexer.reading import Unreadable, content_hash, read_bytes
-from indexer.reconcile import ManifestRow, read_manifest, reconcile
+from indexer.reconcile import DUPLICATE, ManifestRow, read_manifest, reconcile
 from indexer.rows import PendingChunk, document_rows, manifest_row
 
 
@@ -100,7 +101,8 @@ class Builder:
     def encoder(self) -> Encoder:
         if self._encoder is None:
             s = self.settings
-            self._encoder = shared_model("encoder", s.model, s.device, s.batch_size)
+            self._encoder = shared_model("encoder", s.model, s.device, s.batch_size,
+                                         s.devices, s.encode_processes)
         self.summary.device = self._encoder.device.name
         return self._encoder
 
@@ -111,6 +113,7 @@ class Builder:
         self.progress.stage("discover")
         found = discover_for(self.settings, vaults)
         manifest = read_manifest(index)
+        self._drop_duplicates(index, manifest)
         configured = {v.id for v in self.settings.vaults}
         plan = reconcile(manifest, found, configured)
         self._count_discovery(found, plan)
@@ -136,8 +139,8 @@ class Builder:
     def open_index(self) -> store.Index:
         """Open the index, or create it; refuse one built by another model or schema."""
         location = self.settings.index_dir
-        if not self.rebuild and store.exists(location):
-            index = store.open_index(location)
+        if not self.rebuild and store.exists_for(self.settings):
+            index = store.open_for(self.settings)
             meta = index.meta
             if meta.schema_version != SCHEMA_VERSION:
                 raise IndexMismatch(location, "schema version", str(meta.schema_version),
@@ -151,7 +154,29 @@ class Builder:
         meta = IndexMeta(model=self.settings.model, dim=enc.dim,
                          vector_dtype=self.settings.vector_dtype)
         self.wrote = True
-        return store.create_index(location, meta)
+        return store.create_index(location, meta, self.settings.storage_options or None)
+
+    def _drop_duplicates(self, index: store.Index, manifest: dict) -> None:
+        """Repair what two racing builders can leave: files listed twice in the
+        manifest, or whose chunk rows disagree with it (doubled or orphaned).
+
+        Costs one count when the tables agree. Bad files lose their chunks, then
+        their manifest rows; those still on disk are re-chunked as new.
+        """
+        bad = {k for k, row in manifest.items() if row is DUPLICATE}
+        expected = sum(row.chunks for row in manifest.values() if row is not DUPLICATE)
+        if not bad and index.chunks.count_rows() == expected:
+            return
+        data = index.chunks.search().select(["vault", "path"]).limit(None).to_arrow()
+        counts = Counter(zip(data["vault"].to_pylist(), data["path"].to_pylist(), strict=True))
+        bad |= {k for k, n in counts.items() if k not in manifest or manifest[k].chunks != n}
+        bad |= {k for k, row in manifest.items() if row.chunks and k not in counts}
+        if bad:
+            self.summary.chunks_deleted += write.delete_chunks(index, bad)
+            write.delete_manifest(index, bad)
+            for key in bad:
+                manifest.pop(key, None)
+            self.wrote = True
 
     def _count_discovery(self, found: Any, plan: Any) -> None:
         s = self.summary

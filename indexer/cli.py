@@ -41,6 +41,13 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     bar = make_progress(progress)
     try:
         result = locked_build(settings, vaults, rebuild, wait, bar)
+    except VqError:
+        raise
+    except Exception as exc:  # e.g. a commit conflict with a second builder on shared storage
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        raise VqError(f"build failed: {type(exc).__name__}: {first}",
+                      "run `vq build` again: it repairs whatever this one left half-done"
+                      ) from exc
     finally:
         bar.close()
     if isinstance(result, Skipped):

@@ -32,12 +32,19 @@ class Plan:
     pruned_vaults: list[str] = field(default_factory=list)
 
 
+DUPLICATE = ManifestRow(-1, -1, "", 0, None)
+
+
 def read_manifest(index: Index) -> dict[Key, ManifestRow]:
+    """One row per file; a file listed twice (two builders raced) reads as DUPLICATE,
+    which is stale to everyone, and the build rewrites its rows from scratch."""
     cols = ["vault", "path", "size", "mtime_ns", "hash", "chunks", "error"]
     table = index.files.search().select(cols).limit(None).to_arrow()
     data = table.to_pydict()
-    return {(v, p): ManifestRow(s, m, h, c, e) for v, p, s, m, h, c, e in zip(
-        *(data[c] for c in cols), strict=True)}
+    out: dict[Key, ManifestRow] = {}
+    for v, p, s, m, h, c, e in zip(*(data[c] for c in cols), strict=True):
+        out[(v, p)] = DUPLICATE if (v, p) in out else ManifestRow(s, m, h, c, e)
+    return out
 
 
 def reconcile(manifest: dict[Key, ManifestRow], found: Discovery, configured: set[str]

@@ -37,20 +37,6 @@ def _iso(ts: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(ts))
 
 
-class LazyEncoder:
-    """The process-wide model, loaded on first use: ticks with nothing to encode never
-    import torch, and later ticks reuse the loaded model instead of reloading it."""
-
-    def __init__(self, model: str, device: str, batch_size: int) -> None:
-        self._key = (model, device, batch_size)
-
-    def __getattr__(self, name: str) -> Any:
-        from core.encoder import shared_model
-
-        model, device, batch_size = self._key
-        return getattr(shared_model("encoder", model, device, batch_size), name)
-
-
 class BuildJob:
     """What runs on each tick; counts running builds so a stop can wait for them."""
 
@@ -97,9 +83,9 @@ class BuildJob:
                 self.on_settings(settings)
             if not settings.vaults:
                 raise VqError("no vaults configured", "add one with `vq vault add ID PATH`")
-            encoder = self.encoder or LazyEncoder(settings.model, settings.device,
-                                                  settings.batch_size)
-            result = locked_build(settings, should_stop=self.stop.is_set, encoder=encoder)
+            # No encoder given: the build takes the process-wide shared model, loaded on
+            # the first tick that has something to encode and reused by later ticks.
+            result = locked_build(settings, should_stop=self.stop.is_set, encoder=self.encoder)
         except Exception as exc:  # noqa: BLE001 - a daemon outlives one bad tick
             self._error(exc, started)
             return

@@ -263,11 +263,11 @@ def _open_index(settings: Settings) -> Any:
     """The open index, or a failed Check saying how to get one."""
     from core import store
 
-    if not store.exists(settings.index_dir):
+    if not store.exists_for(settings):
         return Check("index", FAIL, f"no index at {settings.index_dir}",
                      "run `vq build` to create it")
     try:
-        return store.open_index(settings.index_dir)
+        return store.open_for(settings)
     except VqError as exc:
         return Check("index", FAIL, exc.message, exc.fix)
 

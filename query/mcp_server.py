@@ -110,7 +110,7 @@ class VqService:
                 if meta != self._index.meta:
                     self._index = None
             if self._index is None:
-                self._index = store.open_index(self.settings.index_dir)
+                self._index = store.open_for(self.settings)
             return self._index
 
     def reset(self) -> None:

@@ -73,7 +73,7 @@ def search(settings: Settings, q: Query, index: store.Index | None = None) -> Re
     if not q.text.strip():
         raise VqError("empty query", "give some words to search for")
     started = time.perf_counter()
-    index = index or store.open_index(settings.index_dir)
+    index = index or store.open_for(settings)
     res = Result([], q.method, q.method, index.meta.model, filters=q.filters.active())
     preds = predicates(index, q.filters)
     where = combine(preds)

@@ -40,7 +40,7 @@ class Status:
 
 
 def read_status(settings: Settings, max_errors: int = 50) -> Status:
-    index = store.open_index(settings.index_dir)
+    index = store.open_for(settings)
     meta = index.meta
     out = Status(settings.index_dir, meta.model, meta.dim, meta.schema_version)
     files = index.files.search().select(["vault", "path", "chunks", "error"]).limit(None)
