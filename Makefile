@@ -34,5 +34,15 @@ test-fast: install
 lint: install
 	$(BIN)/ruff check .
 
+# Retrieval quality and speed vs baselines (see docs/performance.md); each writes
+# bench/results/<date>.json and .md. bench-quick is the subset (~12 min on 2 idle cores).
+bench: install
+	$(BIN)/pip install -q -e '.[bench]'
+	$(BIN)/python -m bench.run
+
+bench-quick: install
+	$(BIN)/pip install -q -e '.[bench]'
+	$(BIN)/python -m bench.run --quick
+
 clean:
 	rm -rf $(VENV) .vq *.egg-info

@@ -1,0 +1,166 @@
+"""Results JSON → Markdown tables: the one place that formats benchmark numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+METRICS = (("recall@1", "R@1"), ("recall@5", "R@5"), ("recall@10", "R@10"),
+           ("mrr@10", "MRR@10"), ("ndcg@10", "nDCG@10"))
+
+
+def table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
+    return str(value)
+
+
+def quality_markdown(result: dict) -> str:
+    if "skipped" in result:
+        return f"Quality: skipped — {result['skipped']}\n"
+    parts = []
+    for corpus in result["corpora"]:
+        parts.append(_corpus_markdown(corpus))
+    if result.get("nodejs_skipped"):
+        parts.append(f"Second corpus skipped: {result['nodejs_skipped']}")
+    return "\n\n".join(parts) + "\n"
+
+
+def _corpus_markdown(c: dict) -> str:
+    head = (f"#### {c['corpus']}: {c['label']}\n\n{c['chunks']} chunks, "
+            f"`vq build` {c['build_seconds']} s ({c['chunks_encoded']} chunks encoded)\n")
+    rows, skipped = [], []
+    for name, m in c["methods"].items():
+        if "skipped" in m:
+            skipped.append(f"- {name}: skipped ({m['skipped']})")
+            continue
+        rows.append([name, *(m[k] for k, _ in METRICS), f"{m['ms_per_query']:.1f}"])
+    main = table(["method", *(label for _, label in METRICS), "ms/query (p50)"], rows)
+    styles = _style_table(c["methods"])
+    tail = "\n".join(skipped)
+    return "\n".join(p for p in (head, main, "", "nDCG@10 by query style:", "", styles, "",
+                                 tail) if p is not None).rstrip()
+
+
+def _style_table(methods: dict) -> str:
+    ran = {n: m for n, m in methods.items() if "by_style" in m}
+    if not ran:
+        return ""
+    first = next(iter(ran.values()))["by_style"]
+    styles = list(first)
+    header = ["method", *(f"{s} ({first[s]['n']})" for s in styles)]
+    rows = [[n, *(m["by_style"][s]["ndcg@10"] for s in styles)] for n, m in ran.items()]
+    return table(header, rows)
+
+
+def machine_markdown(m: dict) -> str:
+    return (f"Machine: {m.get('cores')} cores ({m.get('cpu')}), {m.get('memory_gb')} GiB RAM, "
+            f"device {m.get('device')}; torch {m.get('torch')} ({m.get('torch_threads')} "
+            f"threads), lancedb {m.get('lancedb')}, sentence-transformers "
+            f"{m.get('sentence_transformers')}, bm25s {m.get('bm25s')}, SQLite {m.get('sqlite')}; "
+            f"load average at start {m.get('load_avg_at_start')}, at end "
+            f"{m.get('load_avg_at_end')}; vq at {m.get('git')}.")
+
+
+def speed_markdown(r: dict) -> str:
+    parts = [_throughput_md(r.get("build_throughput") or {}), _noop_md(r.get("noop") or [],
+                                                                        r.get("edit")),
+             _cli_md(r.get("cold_cli") or {}), _latency_md(r.get("latency") or {})]
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def _error(title: str, d: dict) -> str | None:
+    return f"{title}: not measured ({d['error']})" if "error" in d else None
+
+
+def _throughput_md(t: dict) -> str:
+    if not t or _error("Build throughput", t):
+        return _error("Build throughput", t) or ""
+    rows = [["`vq build` (its own timer: model load, discover, chunk, encode, write, index)",
+             t["chunks"], t["build_chunks_per_s"], t["ratio_build_vs_raw"]],
+            ["`vq build` (process wall, incl. Python and torch start-up)", t["chunks"],
+             t["build_cli_chunks_per_s"], t["ratio_cli_build_vs_raw"]],
+            ["raw `SentenceTransformer.encode` (same texts, mean of 2 runs)",
+             t["distinct_texts"], t["raw_chunks_per_s"], 1.0]]
+    if "raw_with_load_chunks_per_s" in t:
+        rows.append(["raw, counting torch import + model load like the build does",
+                     t["distinct_texts"], t["raw_with_load_chunks_per_s"],
+                     f"build/this: {t['ratio_build_vs_raw_with_load']}"])
+    stages = ", ".join(f"{k} {v:.1f}s" for k, v in t["build_stage_seconds"].items())
+    stages = stages.replace("discover", "open index + model load + discover", 1)
+    return ("#### Build throughput: " + t["corpus"] + "\n\n"
+            + table(["what", "chunks", "chunks/s", "ratio vs raw (goal ≥ 0.9)"], rows)
+            + f"\n\nBuild stages: {stages}. Peak RSS of the build: {t['build_peak_rss_mb']} MB.")
+
+
+def _noop_md(noop: list[dict], edit: dict | None) -> str:
+    if not noop and not edit:
+        return ""
+    rows = []
+    for n in noop:
+        if "error" in n:
+            rows.append(["?", n["error"], "", "", "", "", ""])
+            continue
+        rows.append([f"{n['files']:,}", f"{n['chunks']:,}", n["stat_walk_s"], n["noop_inproc_s"],
+                     n["ratio_noop_vs_walk"], f"{n['noop_cli_s']} / {n['walk_cli_s']}",
+                     n["ratio_cli_noop_vs_walk_cli"]])
+    parts = "; ".join(f"{n['files']:,} files: vq's discover walk {p['discover']} s, open index + "
+                      f"read manifest {p['open_index_and_read_manifest']} s"
+                      for n in noop if (p := n.get("noop_parts_s")))
+    out = ("#### No-op rebuild vs a bare `os.scandir` stat walk (goal ≤ 2)\n\n"
+           "Vaults from `bench/genvault.py`, first build with random unit vectors.\n\n"
+           + table(["files", "chunks", "walk s", "vq no-op s (in-process)", "ratio",
+                    "CLI: `vq build` s / `python walk` s", "CLI ratio"], rows)
+           + (f"\n\nWhere a no-op goes: {parts}." if parts else ""))
+    if edit and "error" not in edit:
+        out += (f"\n\nOne-file edit ({edit['file']}): {edit['chunks_changed']} chunk(s) changed, "
+                f"{edit['chunks_encoded']} encoded, {edit['chunks_reused']} reused "
+                f"({'equal' if edit['encoded_equals_changed'] else 'NOT equal'}); "
+                f"{edit['edit_build_s']} s vs no-op {edit['noop_s']} s "
+                f"(ratio {edit['ratio_edit_vs_noop']}).")
+    elif edit:
+        out += f"\n\nOne-file edit: not measured ({edit['error']})"
+    return out
+
+
+def _cli_md(c: dict) -> str:
+    if not c or _error("Cold CLI", c):
+        return _error("Cold CLI", c) or ""
+    rows = [[name, v["median_s"], v["ratio_vs_python"], v["peak_rss_mb"]] for name, v in c.items()]
+    return ("#### Cold CLI (fresh process, median)\n\n"
+            + table(["command", "seconds", "× `python -c pass`", "peak RSS MB"], rows))
+
+
+def _latency_md(lat: dict) -> str:
+    if not lat or _error("Query latency", lat):
+        return _error("Query latency", lat) or ""
+    rows = []
+    for s in lat["sizes"]:
+        for method in ("lexical", "dense", "hybrid", "vector search only"):
+            f = s["flat"][method]
+            a = s["ann"].get(method)
+            rows.append([f"{s['rows']:,}", method, f"{f['p50_ms']:.1f} / {f['p95_ms']:.1f}",
+                         f"{a['p50_ms']:.1f} / {a['p95_ms']:.1f}" if a else "–"])
+    builds = "; ".join(f"{s['rows']:,}: FTS {s['fts_index_s']} s, " + (
+        f"ANN {s['ann_index_s']} s, ANN recall@10 vs exact {s['ann_recall_at_10_vs_flat']}"
+        if s["ann"] else "ANN not built (above --ann-max-rows)") for s in lat["sizes"])
+    enc = lat["query_encode"]
+    pay = lat["ann_pays_off_from_rows"]
+    return ("#### Warm query latency, in-process (p50 / p95 ms)\n\n"
+            f"{lat['note']}. {lat['queries']} queries per cell. Query encoding alone: p50 "
+            f"{enc['p50_ms']} ms, p95 {enc['p95_ms']} ms.\n\n"
+            + table(["chunks", "method", "flat (no vector index)", "IVF_HNSW_SQ index"], rows)
+            + f"\n\nIndex builds: {builds}.\n\nANN index faster from (smallest measured "
+            f"size): vector search {_rows(pay['vector search only'])}, dense "
+            f"{_rows(pay['dense'])}, hybrid {_rows(pay['hybrid'])}.")
+
+
+def _rows(n: int | None) -> str:
+    return f"{n:,} chunks" if n else "no measured size"

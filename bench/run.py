@@ -1,0 +1,74 @@
+"""`make bench` / `make bench-quick`: quality then speed, one JSON and one Markdown file.
+
+Writes ``bench/results/<date>.json`` and ``<date>.md`` (``<date>-quick.*``
+for the quick subset) and prints the Markdown. The machine the numbers came
+from (cores, memory, device, load average) is part of both.
+
+    python -m bench.run [--quick] [--only quality|speed] [--work DIR] [--keep]
+                        [--sizes N ...] [--vault-sizes N ...] [--ann-max-rows N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import quality, report, speed
+from bench.common import RESULTS, log, machine, prepare_env, save_json
+
+
+def markdown(result: dict) -> str:
+    kind = "quick subset" if result["quick"] else "full run"
+    parts = [f"### Benchmark results {result['date']} ({kind}, {result['seconds']} s)",
+             report.machine_markdown(result["machine"])]
+    if "quality" in result:
+        parts += ["### Retrieval quality", report.quality_markdown(result["quality"]).rstrip()]
+    if "speed" in result:
+        parts += ["### Speed", report.speed_markdown(result["speed"]).rstrip()]
+    return "\n\n".join(parts) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="the few-minutes subset")
+    ap.add_argument("--only", choices=("quality", "speed"))
+    ap.add_argument("--work", type=Path, help="scratch folder (default: a temp dir)")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="results folder")
+    speed.add_size_options(ap)
+    args = ap.parse_args(argv)
+    prepare_env()
+    work = args.work or Path(tempfile.mkdtemp(prefix="vq-bench-"))
+    started = time.time()
+    result: dict = {"date": time.strftime("%Y-%m-%d"), "quick": args.quick, "machine": machine()}
+    try:
+        if args.only in (None, "quality"):
+            result["quality"] = quality.run(work / "quality", args.quick)
+        if args.only in (None, "speed"):
+            result["speed"] = speed.run(work / "speed", args.quick, args.sizes,
+                                        args.vault_sizes, args.ann_max_rows,
+                                        tuple(args.sections))
+    finally:
+        if not args.keep and args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    result["seconds"] = round(time.time() - started)
+    result["machine"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    parts = [result["date"], "quick" if args.quick else "", args.only or ""]
+    if args.only != "quality" and set(args.sections) != set(speed.SECTIONS):
+        parts.append("+".join(args.sections))
+    stem = "-".join(p for p in parts if p)
+    save_json(args.out / f"{stem}.json", result)
+    text = markdown(result)
+    (args.out / f"{stem}.md").write_text(text, encoding="utf-8")
+    print(text)
+    log(f"wrote {args.out / stem}.json and .md in {result['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
