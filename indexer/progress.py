@@ -39,12 +39,17 @@ class RichProgress(NullProgress):
                                   TimeElapsedColumn(),
                                   console=Console(stderr=True), transient=True)
         self._progress.start()
+        self._tasks: dict[str, Any] = {}
         self._task: Any = None
 
     def stage(self, name: str, total: int | None = None) -> None:
-        if self._task is not None:
-            self._progress.update(self._task, completed=self._progress.tasks[-1].total)
-        self._task = self._progress.add_task(name, total=total)
+        """Switch to the bar ``name``; a known bar's total grows by ``total`` (per batch)."""
+        if name not in self._tasks:
+            self._tasks[name] = self._progress.add_task(name, total=total)
+        elif total:
+            task = self._progress.tasks[self._tasks[name]]
+            self._progress.update(self._tasks[name], total=(task.total or 0) + total)
+        self._task = self._tasks[name]
 
     def advance(self, n: int = 1) -> None:
         if self._task is not None:
