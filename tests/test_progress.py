@@ -23,4 +23,6 @@ def test_each_stage_keeps_one_bar_whose_total_grows_per_batch():
 def test_no_bars_off_a_tty_or_in_ci(monkeypatch):
     monkeypatch.setenv("CI", "true")
     assert type(make_progress()) is NullProgress
-    assert isinstance(make_progress(True), RichProgress)
+    forced = make_progress(True)
+    forced.close()
+    assert isinstance(forced, RichProgress)
