@@ -113,7 +113,7 @@ class Builder:
         self.progress.stage("discover")
         found = discover_for(self.settings, vaults)
         manifest = read_manifest(index)
-        self._drop_duplicates(index, manifest)
+        self._repair_mismatches(index, manifest)
         configured = {v.id for v in self.settings.vaults}
         plan = reconcile(manifest, found, configured)
         self._count_discovery(found, plan)
@@ -149,14 +149,14 @@ class Builder:
                 raise IndexMismatch(location, "model", meta.model, self.settings.model)
             if meta.chunker_version == CHUNKER_VERSION:
                 return index
-            self.summary.rebuilt = True  # new chunk boundaries: re-chunk, reuse vectors
+            self.summary.rebuilt = True  # new chunk boundaries: new tables, all re-encoded
         enc = self.encoder()
         meta = IndexMeta(model=self.settings.model, dim=enc.dim,
                          vector_dtype=self.settings.vector_dtype)
         self.wrote = True
         return store.create_index(location, meta, self.settings.storage_options or None)
 
-    def _drop_duplicates(self, index: store.Index, manifest: dict) -> None:
+    def _repair_mismatches(self, index: store.Index, manifest: dict) -> None:
         """Repair what two racing builders can leave: files listed twice in the
         manifest, or whose chunk rows disagree with it (doubled or orphaned).
 

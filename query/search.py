@@ -6,6 +6,7 @@ Plain Python, no click: the CLI, the MCP server and the benchmarks call
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -171,8 +172,6 @@ def _fuse(rankings: dict[str, list[str]], rows: dict[str, dict], settings: Setti
 def _age_days(row: dict, now: float) -> float:
     if row.get("doc_date"):
         try:
-            import datetime as dt
-
             day = dt.date.fromisoformat(row["doc_date"][:10])
             return (dt.date.today() - day).days
         except ValueError:
