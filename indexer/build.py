@@ -29,7 +29,7 @@ from indexer.handlers.base import Limits
 from indexer.progress import NullProgress
 from indexer.reading import Unreadable, content_hash, read_bytes
 from indexer.reconcile import DUPLICATE, ManifestRow, read_manifest, reconcile
-from indexer.rows import PendingChunk, document_rows, manifest_row
+from indexer.rows import PendingChunk, document_rows, manifest_row, problem_row
 
 
 @dataclass
@@ -195,9 +195,8 @@ class Builder:
             self._problem(p.vault, p.path, p.reason)
             if old and old.error == p.reason:
                 continue  # already recorded: a quiet cron build writes nothing
-            entry = FileEntry(p.vault, p.path, None, 0, 0)  # type: ignore[arg-type]
-            rows.append(manifest_row(entry, old.hash if old else "", old.chunks if old else 0,
-                                     "", p.reason))
+            rows.append(problem_row(p.vault, p.path, old.hash if old else "",
+                                    old.chunks if old else 0, p.reason))
         return rows
 
     def _problem(self, vault: str, path: str, reason: str) -> None:

@@ -26,13 +26,17 @@ CODE_VENDORED_DIRS = frozenset({"vendor", "third_party"})
 GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".lock")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileEntry:
     vault: str
     path: str          # posix, relative to the vault root
-    abs_path: Path
-    size: int
+    location: str | Path   # where it is on disk; kept a str because a Path per file
+    size: int              # was a third of a no-op rebuild's walk
     mtime_ns: int
+
+    @property
+    def abs_path(self) -> Path:
+        return Path(self.location)
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
 def _walk_vault(vault: Vault, out: Discovery, hooked: frozenset[str]) -> Iterator[FileEntry]:
     root = vault.path.resolve()
     include = _spec(vault.include) if vault.include else None
-    exclude = _spec(vault.exclude)
+    exclude = _spec(vault.exclude) if vault.exclude else None
     stack: list[tuple[Path, str, tuple[_Ignore, ...]]] = [(root, "", ())]
     while stack:
         folder, rel_dir, ignores = stack.pop()
@@ -123,7 +127,7 @@ def _walk_vault(vault: Vault, out: Discovery, hooked: frozenset[str]) -> Iterato
 
 
 def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
-           include: pathspec.PathSpec | None, exclude: pathspec.PathSpec,
+           include: pathspec.PathSpec | None, exclude: pathspec.PathSpec | None,
            ignores: tuple[_Ignore, ...], out: Discovery,
            hooked: frozenset[str] = frozenset()) -> FileEntry | str | None:
     """Classify one directory entry: a FileEntry, "dir" to descend, or None (counted)."""
@@ -140,11 +144,11 @@ def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
                                            and entry.name in CODE_VENDORED_DIRS):
             out.skipped["vendored"] += 1
             return None
-        if exclude.match_file(rel + "/") or any(i.matches(rel, True) for i in ignores):
+        if _ignored(rel, True, exclude, ignores):
             out.skipped["excluded"] += 1
             return None
         return "dir"
-    if exclude.match_file(rel) or any(i.matches(rel, False) for i in ignores):
+    if _ignored(rel, False, exclude, ignores):
         out.skipped["excluded"] += 1
         return None
     if include is not None and not include.match_file(rel):
@@ -182,7 +186,15 @@ def _stat_file(entry: os.DirEntry, rel: str, root: Path, vault: Vault, is_link: 
     if not entry.is_file(follow_symlinks=True):
         out.skipped["special"] += 1
         return None
-    return FileEntry(vault.id, rel, Path(entry.path), st.st_size, st.st_mtime_ns)
+    return FileEntry(vault.id, rel, entry.path, st.st_size, st.st_mtime_ns)
+
+
+def _ignored(rel: str, is_dir: bool, exclude: pathspec.PathSpec | None,
+             ignores: tuple[_Ignore, ...]) -> bool:
+    """Excluded by the vault's globs or a ``.gitignore`` on the way down."""
+    if exclude is not None and exclude.match_file(rel + "/" if is_dir else rel):
+        return True
+    return any(i.matches(rel, is_dir) for i in ignores)
 
 
 def suffix(relpath: str) -> str:

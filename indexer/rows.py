@@ -58,3 +58,9 @@ def manifest_row(entry: FileEntry, file_hash: str, chunks: int, handler: str,
     return {"vault": entry.vault, "path": entry.path, "size": entry.size,
             "mtime_ns": entry.mtime_ns, "hash": file_hash, "chunks": chunks,
             "handler": handler, "error": error, "indexed_at": time.time()}
+
+
+def problem_row(vault: str, path: str, file_hash: str, chunks: int, reason: str) -> dict:
+    """A file discovery could not stat or would not read: no size or mtime to vouch for,
+    so zeros make the next build look at it again; the old hash and count stay."""
+    return manifest_row(FileEntry(vault, path, "", 0, 0), file_hash, chunks, "", reason)

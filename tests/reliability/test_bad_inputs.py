@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -12,7 +14,7 @@ from core.errors import ConfigError, IndexMismatch
 from core.schema import IndexMeta
 from core.settings import load_settings
 from indexer.discover import FileEntry
-from tests.conftest import write_config
+from tests.conftest import run_vq, write_config
 
 pytestmark = pytest.mark.model
 
@@ -103,3 +105,50 @@ def test_malformed_config_changes_nothing_on_disk(tmp_path, built, cli, config_f
     result = cli("--config", config_file, "build")
     assert result.exit_code == 2 and "malformed YAML" in result.stderr
     assert store.open_index(built.index_dir).chunks.version == before
+
+
+def _drop_read_override() -> None:
+    """preexec_fn: take away root's licence to read any file (CAP_DAC_OVERRIDE and
+    CAP_DAC_READ_SEARCH leave the bounding set, so the exec'd process never has them):
+    a mode-000 file is then unreadable to root as it is to every other user."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (1, 2):
+        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def _unprivileged() -> dict:
+    """subprocess kwargs under which permission bits bite, also when the suite runs as root
+    (CI does); skips where neither holds."""
+    if os.geteuid() != 0:
+        return {}
+    try:
+        subprocess.run(["true"], preexec_fn=_drop_read_override, check=True)
+    except (subprocess.SubprocessError, OSError) as exc:
+        pytest.skip(f"running as root and cannot drop CAP_DAC_OVERRIDE here: {exc}")
+    return {"preexec_fn": _drop_read_override}
+
+
+def test_unreadable_file_is_reported_then_indexed_once_readable(tmp_path):
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "good.md").write_text("# Good\n\nKettles boil water.\n")
+    locked = root / "locked.md"
+    locked.write_text("# Locked\n\nThe unreadable teapot note.\n")
+    locked.chmod(0)
+    cfg = write_config(tmp_path / "p.yaml", {"index_dir": str(tmp_path / "index"),
+                                             "vaults": {"v": {"path": str(root)}}})
+    result = run_vq("--config", cfg, "build", "--json", **_unprivileged())
+    assert result.returncode == 0, result.stderr
+    problems = json.loads(result.stdout)["problems"]
+    assert [(p["path"], "permission denied" in p["reason"]) for p in problems] == [
+        ("locked.md", True)]
+    status = json.loads(run_vq("--config", cfg, "status", "--json").stdout)
+    assert [e["path"] for e in status["errors"]] == ["locked.md"]
+    locked.chmod(0o644)
+    assert run_vq("--config", cfg, "build").returncode == 0
+    index = store.open_index(str(tmp_path / "index"))
+    paths = index.chunks.search().select(["path"]).limit(None).to_arrow()["path"].to_pylist()
+    assert sorted(set(paths)) == ["good.md", "locked.md"]
+    status = json.loads(run_vq("--config", cfg, "status", "--json").stdout)
+    assert status["errors"] == []
