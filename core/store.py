@@ -14,13 +14,14 @@ commit protocol guards the tables there; the build lock stays on local disk.
 from __future__ import annotations
 
 import os
+import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from core import paths
+from core import lazy_rest, paths
 from core.errors import IndexMismatch, IndexMissing
 from core.schema import BUILDS, BUILDS_SCHEMA, CHUNKS, FILES, FILES_SCHEMA, IndexMeta, chunks_schema
 
@@ -39,6 +40,8 @@ class Index:
 
 def connect(location: str, storage_options: Mapping[str, str] | None = None) -> Any:
     """A LanceDB connection; ``storage_options`` ({} or None: the environment decides)."""
+    if "lancedb" not in sys.modules:
+        lazy_rest.defer_rest_client()
     import lancedb  # lancedb pulls in pyarrow and friends: only when an index is opened
 
     return lancedb.connect(location, read_consistency_interval=timedelta(0),

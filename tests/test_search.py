@@ -141,16 +141,18 @@ def test_search_during_a_concurrent_build_never_errors(tmp_path, built, config_f
 
 @pytest.mark.slow
 def test_cold_cli_paths_stay_light(built, config_file):
-    """status, --help and lexical search never import torch; search never imports indexer."""
+    """status, --help and lexical search never import torch; search never imports indexer;
+    nor LanceDB's REST API classes (core/lazy_rest.py)."""
     probe = ("import runpy, sys; sys.argv = ['vq'] + sys.argv[1:]\n"
              "try:\n    runpy.run_module('query.cli', run_name='__main__')\n"
              "except SystemExit: pass\n"
              "print('MODS', 'torch' in sys.modules, any(m.startswith('indexer') "
-             "for m in sys.modules), file=sys.stderr)")
+             "for m in sys.modules), 'lance_namespace_urllib3_client.api' in sys.modules, "
+             "file=sys.stderr)")
     for args in (["--help"], ["status"], ["search", "--method", "lexical", "E4711"]):
         out = subprocess.run([sys.executable, "-c", probe, "--config", str(config_file), *args],
                              capture_output=True, text=True, timeout=120)
-        assert "MODS False False" in out.stderr, (args, out.stderr[-500:])
+        assert "MODS False False False" in out.stderr, (args, out.stderr[-500:])
     out = run_vq("--config", config_file, "search", "--method", "lexical", "E4711")
     assert out.returncode == 0 and "errors.md" in out.stdout
 
