@@ -299,6 +299,7 @@ class Builder:
         index.builds.add([{"started_at": started, "seconds": s.seconds.get("total", 0.0),
                            "outcome": s.outcome, "model": s.model, "device": s.device,
                            "summary": json.dumps(s.to_json())}])
+        maintain.trim_builds(index, self.settings)
 
 
 def build(settings: Settings, vault_ids: tuple[str, ...] = (), rebuild: bool = False,

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import numpy as np
+
 from core.settings import Settings
 from core.store import Index
 
 FTS_COLUMN = "text"
+BUILD_HISTORY = 2000    # build records kept: a week of five-minute builds
+BUILDS_COMPACT_AT = 64  # fragments in the builds log (one per build) that trigger a trim
 
 
 def index_names(table) -> set[str]:
@@ -55,3 +59,19 @@ def run(index: Index, settings: Settings, wrote: bool) -> None:
     ensure_indexes(index, settings)
     if wrote or unindexed_rows(index.chunks):
         optimize(index, settings)
+
+
+def trim_builds(index: Index, settings: Settings) -> bool:
+    """Keep the builds log small: every build appends one row, and with it one fragment
+    and one version, every five minutes for months. Past ``BUILDS_COMPACT_AT``
+    fragments, drop all but the newest ``BUILD_HISTORY`` rows and compact (old versions
+    go after the same grace period as the other tables). True when it trimmed."""
+    table = index.builds
+    if table is None or table.stats()["fragment_stats"]["num_fragments"] < BUILDS_COMPACT_AT:
+        return False
+    started = table.search().select(["started_at"]).limit(None).to_arrow()["started_at"]
+    if len(started) > BUILD_HISTORY:
+        cutoff = float(np.sort(started.to_numpy())[-BUILD_HISTORY])
+        table.delete(f"started_at < {cutoff!r}")
+    table.optimize(cleanup_older_than=timedelta(minutes=settings.maintenance.cleanup_grace_minutes))
+    return True

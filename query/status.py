@@ -69,7 +69,9 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
 def last_build(index: store.Index) -> dict[str, Any] | None:
     if index.builds is None or not index.builds.count_rows():
         return None
-    rows = index.builds.search().limit(None).to_arrow().to_pylist()
-    row = max(rows, key=lambda r: r["started_at"])
+    started = index.builds.search().select(["started_at"]).limit(None).to_arrow()["started_at"]
+    newest = max(started.to_pylist())  # one column: the summaries stay on disk
+    rows = index.builds.search().where(f"started_at >= {newest!r}").limit(None).to_arrow()
+    row = max(rows.to_pylist(), key=lambda r: r["started_at"])
     row["summary"] = json.loads(row["summary"] or "{}")
     return row

@@ -161,3 +161,23 @@ def test_build_skips_when_another_process_holds_the_lock(built, build, cli, conf
     finally:
         holder.communicate("\n", timeout=30)
     assert not isinstance(build(built), Skipped)  # released when the holder exits
+
+
+def test_builds_log_is_trimmed_and_compacted(built, build, monkeypatch):
+    """Every build appends a record: left alone, months of cron builds would leave one
+    fragment and one version each. Past the threshold the log keeps the newest rows."""
+    from indexer import maintain
+    from query.status import last_build
+
+    monkeypatch.setattr(maintain, "BUILDS_COMPACT_AT", 4)
+    monkeypatch.setattr(maintain, "BUILD_HISTORY", 2)
+    starts = []
+    for _ in range(3):  # with the fixture's build: 4 records, the third of these trims
+        build(built)
+        starts.append(last_build(store.open_index(built.index_dir))["started_at"])
+    builds = store.open_index(built.index_dir).builds
+    assert builds.stats()["fragment_stats"]["num_fragments"] == 1
+    kept = sorted(builds.search().select(["started_at"]).limit(None).to_arrow()["started_at"]
+                  .to_pylist())
+    assert kept == starts[-2:] and starts == sorted(starts)
+    assert last_build(store.open_index(built.index_dir))["started_at"] == starts[-1]
