@@ -8,6 +8,7 @@ ranges and text hashes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -80,53 +81,140 @@ def vq_build(config: Path) -> subprocess.Popen:
                             cwd=REPO)
 
 
-def timed_build(config: Path) -> float:
-    started = time.monotonic()
-    proc = vq_build(config)
-    _, err = proc.communicate(timeout=600)
-    if proc.returncode != 0:
-        raise RuntimeError(f"build failed: {err.decode()[-2000:]}")
-    return time.monotonic() - started
-
-
-def kill_at(config: Path, delay: float) -> int | None:
-    """Start a build and SIGKILL it after ``delay`` seconds; None if it finished first."""
-    proc = vq_build(config)
-    deadline = time.monotonic() + delay
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return None
-        try:
-            proc.wait(timeout=min(0.05, max(0.0, deadline - time.monotonic())))
-            return None
-        except subprocess.TimeoutExpired:
+def index_state(index: Path) -> tuple[int, int]:
+    """(entries, bytes) of the index's tables (``*.lance``; the lock files beside them do
+    not count): it moves with every write a build makes to them."""
+    entries = size = 0
+    for folder, dirs, files in os.walk(index):
+        if Path(folder) == index:
+            dirs[:] = [d for d in dirs if d.endswith(".lance")]
             continue
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=60)
-    return proc.returncode
+        entries += len(dirs) + len(files)
+        for name in files:
+            with contextlib.suppress(OSError):  # removed by a cleanup while we looked
+                size += os.stat(os.path.join(folder, name)).st_size
+    return entries, size
+
+
+class Watch:
+    """A running `vq build` and the writes it has made so far, seen by polling its index."""
+
+    def __init__(self, config: Path, index: Path) -> None:
+        self.index, self.started = index, time.monotonic()
+        self.last = index_state(index)
+        self.changes: list[float] = []   # seconds after start at which a write was seen
+        self.proc = vq_build(config)
+
+    def poll(self) -> bool:
+        """Record a write if one happened; False once the build has exited."""
+        alive = self.proc.poll() is None
+        now = index_state(self.index)
+        if now != self.last:
+            self.last = now
+            self.changes.append(time.monotonic() - self.started)
+        return alive
+
+    def until(self, done: Callable[[], bool]) -> bool:
+        """Poll until ``done()``; False if the build exited first."""
+        while self.poll():
+            if done():
+                return True
+            time.sleep(0.005)  # polling interval of the watcher, not a wait for an event
+        return False
+
+
+@dataclass
+class Timing:
+    """An unkilled build watched from outside: when it first wrote, how many writes it
+    made that the watcher saw, and when it exited (seconds after start)."""
+
+    first_write: float
+    writes: int
+    total: float
+
+
+def watched_build(config: Path, index: Path) -> Timing:
+    watch = Watch(config, index)
+    watch.until(lambda: False)
+    _, err = watch.proc.communicate(timeout=600)
+    if watch.proc.returncode != 0:
+        raise RuntimeError(f"build failed: {err.decode()[-2000:]}")
+    total = time.monotonic() - watch.started
+    first = watch.changes[0] if watch.changes else total
+    return Timing(first, len(watch.changes), total)
+
+
+def timings(workdir: Path, files: int) -> dict[str, Timing]:
+    """How a first and an incremental build of a seed-0 vault spend their time here."""
+    vault, index = workdir / "vault", workdir / "index"
+    write_vault(vault, 0, files)
+    cfg = write_config(workdir / "t.yaml", vault, index)
+    first = watched_build(cfg, index)
+    mutate_vault(vault, 0)
+    return {"first": first, "incremental": watched_build(cfg, index)}
+
+
+@dataclass
+class Kill:
+    mode: str            # "startup", "working" or "at-write"
+    at: float            # seconds after start when SIGKILL was sent (0: it finished first)
+    writes_seen: int     # writes the watcher saw before the kill
+    killed: bool
+
+
+def kill_build(config: Path, index: Path, timing: Timing, rng: random.Random) -> Kill:
+    """Start a build and SIGKILL it at a moment drawn from three kinds, so kills land in
+    every stage, not only in the seconds of imports and model load before any write:
+
+    - ``startup`` (15%): uniformly before the first write (imports, model load, walk);
+    - ``working`` (45%): uniformly over the build's working time after its first write
+      (chunking, encoding, chunk and manifest writes, optimize);
+    - ``at-write`` (40%): a few milliseconds after the k-th write the watcher sees.
+    """
+    roll = rng.random()
+    watch = Watch(config, index)
+    if roll < 0.15:
+        mode, deadline = "startup", rng.uniform(0.2, 1.0) * timing.first_write
+        alive = watch.until(lambda: time.monotonic() - watch.started >= deadline)
+    elif roll < 0.6:
+        mode, extra = "working", rng.uniform(0, timing.total - timing.first_write)
+        alive = watch.until(lambda: bool(watch.changes))
+        mark = time.monotonic()
+        alive = alive and watch.until(lambda: time.monotonic() - mark >= extra)
+    else:
+        mode, k = "at-write", rng.randint(1, max(1, timing.writes))
+        alive = watch.until(lambda: len(watch.changes) >= k)
+        mark, jitter = time.monotonic(), rng.uniform(0, 0.02)
+        alive = alive and watch.until(lambda: time.monotonic() - mark >= jitter)
+    at = time.monotonic() - watch.started
+    if alive:
+        watch.proc.send_signal(signal.SIGKILL)
+    watch.proc.wait(timeout=60)
+    return Kill(mode, round(at, 3) if alive else 0.0, len(watch.changes), alive)
 
 
 @dataclass
 class Trial:
     seed: int
     phase: str           # "first" (empty index) or "incremental"
-    delay: float
-    killed: bool
+    kill: Kill
     converged: bool
 
 
 def subprocess_build(config: Path) -> None:
-    timed_build(config)
+    proc = vq_build(config)
+    _, err = proc.communicate(timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"build failed: {err.decode()[-2000:]}")
 
 
-def run_seed(workdir: Path, seed: int, full_seconds: float, files: int = 40,
+def run_seed(workdir: Path, seed: int, timing: dict[str, Timing], files: int = 40,
              build: Callable[[Path], None] = subprocess_build,
              phases: tuple[str, ...] = ("first", "incremental")) -> list[Trial]:
-    """Kill a first build and an incremental build at random moments; check both converge.
+    """Kill a first and/or an incremental build (see ``kill_build``); check each converges.
 
-    ``full_seconds`` is how long an unkilled subprocess build takes, so kill
-    times spread over model load, chunking, encoding, writes and optimize.
-    ``build`` runs the reference and repair builds (in-process in the tests).
+    ``timing``: ``timings()`` of this machine. ``build`` runs the reference and repair
+    builds (in-process in the tests).
     """
     rng = random.Random(seed)
     vault, ref_index, index = workdir / "vault", workdir / "ref", workdir / "index"
@@ -143,9 +231,7 @@ def run_seed(workdir: Path, seed: int, full_seconds: float, files: int = 40,
             mutate_vault(vault, seed)
         shutil.rmtree(ref_index, ignore_errors=True)
         build(ref_cfg)
-        delay = rng.uniform(0.3, 1.0) * full_seconds
-        code = kill_at(cfg, delay)
+        kill = kill_build(cfg, index, timing[phase], rng)
         build(cfg)  # a killed holder's lock must not block this build
-        trials.append(Trial(seed, phase, round(delay, 2), code is not None,
-                            snapshot(str(index)) == snapshot(str(ref_index))))
+        trials.append(Trial(seed, phase, kill, snapshot(str(index)) == snapshot(str(ref_index))))
     return trials

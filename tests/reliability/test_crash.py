@@ -12,22 +12,24 @@ pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def full_seconds(tmp_path_factory):
-    """How long one unkilled `vq build` subprocess takes here (model load included)."""
-    work = tmp_path_factory.mktemp("timing")
-    harness.write_vault(work / "vault", 0, 30)
-    return harness.timed_build(harness.write_config(work / "t.yaml", work / "vault",
-                                                    work / "index"))
+def timing(tmp_path_factory):
+    """When an unkilled first and incremental `vq build` subprocess write, here."""
+    return harness.timings(tmp_path_factory.mktemp("timing"), 30)
 
 
-@pytest.mark.parametrize("seed, phase", [(1, "first"), (2, "incremental"), (3, "incremental")])
-def test_killed_builds_converge_to_a_clean_build(tmp_path, seed, phase, full_seconds, build):
+# Seeds chosen so the kills land after the first write (see harness.kill_build), the
+# kind that leaves half-written tables: a kill during start-up has nothing to break.
+@pytest.mark.parametrize("seed, phase, mode", [(3, "first", "working"), (5, "first", "at-write"),
+                                               (2, "incremental", "at-write"),
+                                               (4, "incremental", "working")])
+def test_killed_builds_converge_to_a_clean_build(tmp_path, seed, phase, mode, timing, build):
     def in_process(config):
         result = build(load_settings(str(config)))
         assert not isinstance(result, Skipped), "a killed build's lock was still held"
 
-    trials = harness.run_seed(tmp_path, seed, full_seconds, files=30, build=in_process,
+    trials = harness.run_seed(tmp_path, seed, timing, files=30, build=in_process,
                               phases=(phase,))
-    assert [t.phase for t in trials] == [phase]
+    assert [(t.phase, t.kill.mode) for t in trials] == [(phase, mode)]
     for t in trials:
         assert t.converged, t
+        assert t.kill.writes_seen >= 1 or not t.kill.killed, t  # killed mid-build, not before
