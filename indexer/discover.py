@@ -157,7 +157,7 @@ def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
     if entry.name.endswith(GENERATED_SUFFIXES):
         out.skipped["generated"] += 1
         return None
-    if handler_for(rel) is None and suffix(entry.name) not in hooked:
+    if handler_for(entry.name) is None and suffix(entry.name) not in hooked:
         out.skipped["unclaimed"] += 1
         return None
     return _stat_file(entry, rel, root, vault, is_link, out)
