@@ -28,10 +28,13 @@ GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".lock")
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
+    """One file a build may index. ``location`` (where it is on disk) stays the string
+    the walk got: building a ``Path`` per file was a third of a no-op rebuild's walk."""
+
     vault: str
-    path: str          # posix, relative to the vault root
-    location: str | Path   # where it is on disk; kept a str because a Path per file
-    size: int              # was a third of a no-op rebuild's walk
+    path: str             # posix, relative to the vault root
+    location: str | Path
+    size: int
     mtime_ns: int
 
     @property
