@@ -184,15 +184,7 @@ def evaluate(corpus: Corpus, work: Path) -> dict:
     """Build the corpus with `vq build`, then score every method and baseline."""
     base = work / corpus.name
     rerank = os.environ.get("VQ_BENCH_RERANK_MODEL")
-    extra = {"search": {"rerank_model": rerank}} if rerank else {}
-    config = write_config(base / "vq.yaml", base / "index",
-                          {corpus.name: {"path": corpus.root, "kind": "docs",
-                                         "include": ["*.md"]}}, **extra)
-    log(f"{corpus.name}: vq build")
-    built = vq("--config", config, "build", "--json", "--no-progress")
-    if built.rc != 0:
-        raise RuntimeError(f"vq build failed: {built.stderr.strip()[-500:]}")
-    summary = json.loads(built.stdout)
+    config, built, summary = _build(corpus, base, rerank)
     rows = baselines.load_chunks(str(base / "index"))
     queries = read_queries(corpus.queries)
     out: dict[str, Any] = {"corpus": corpus.name, "label": corpus.label,
@@ -210,6 +202,27 @@ def evaluate(corpus: Corpus, work: Path) -> dict:
         log(f"{corpus.name}: baseline {b.name}")
         out["methods"][f"baseline {b.name}"] = run_baseline(corpus, b, rows, queries, base)
     return out
+
+
+def _build(corpus: Corpus, base: Path, rerank: str | None = None) -> tuple[Path, Any, dict]:
+    """`vq build` of the corpus in a fresh process: (config, process, JSON summary)."""
+    extra = {"search": {"rerank_model": rerank}} if rerank else {}
+    config = write_config(base / "vq.yaml", base / "index",
+                          {corpus.name: {"path": corpus.root, "kind": "docs",
+                                         "include": ["*.md"]}}, **extra)
+    log(f"{corpus.name}: vq build")
+    built = vq("--config", config, "build", "--json", "--no-progress")
+    if built.rc != 0:
+        raise RuntimeError(f"vq build failed: {built.stderr.strip()[-500:]}")
+    return config, built, json.loads(built.stdout)
+
+
+def build_corpus(corpus: Corpus, work: Path) -> tuple[Path, Any]:
+    """The corpus indexed exactly as ``evaluate`` indexes it: (config, open index)."""
+    from core.store import open_index
+
+    config, _, _ = _build(corpus, work / corpus.name)
+    return config, open_index(str(work / corpus.name / "index"))
 
 
 def run(work: Path, quick: bool = False) -> dict:

@@ -15,6 +15,11 @@ from core.settings import Settings
 from core.store import Index
 
 FTS_COLUMN = "text"
+# LanceDB's defaults (English stemming, ASCII folding, lower case) but stop words kept:
+# BM25's IDF already weighs common words down, and in technical notes words on the list
+# ("no", "not", "off", "up", "all", "can") carry meaning. Measured on the Docker eval,
+# all four stem/stop-word variants reported: docs/performance.md, bench/fts_variants.py.
+FTS_OPTIONS = {"remove_stop_words": False}
 BUILD_HISTORY = 2000    # build records kept: a week of five-minute builds
 BUILDS_COMPACT_AT = 64  # fragments in the builds log (one per build) that trigger a trim
 
@@ -30,8 +35,8 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
     created = []
     rows = index.chunks.count_rows()
     names = index_names(index.chunks)
-    if rows and f"{FTS_COLUMN}_idx" not in names:
-        index.chunks.create_index(FTS_COLUMN, config=FTS(), replace=True)
+    if rows and (f"{FTS_COLUMN}_idx" not in names or fts_outdated(index.chunks)):
+        index.chunks.create_index(FTS_COLUMN, config=FTS(**FTS_OPTIONS), replace=True)
         created.append("fts")
     min_rows = settings.maintenance.vector_index_min_rows
     if min_rows and rows >= min_rows and "vector_idx" not in names:
@@ -39,6 +44,16 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
                                   index_type="IVF_HNSW_SQ", replace=True)
         created.append("vector")
     return created
+
+
+def fts_outdated(table) -> bool:
+    """True when the full-text index was built with other tokenizer options than
+    ``FTS_OPTIONS`` (an index from an older vq): only it is rebuilt, no vector is."""
+    for info in table.list_indices():
+        if getattr(info, "name", "") == f"{FTS_COLUMN}_idx":
+            details = getattr(info, "index_details", None) or {}
+            return any(k in details and details[k] != v for k, v in FTS_OPTIONS.items())
+    return False
 
 
 def optimize(index: Index, settings: Settings) -> None:

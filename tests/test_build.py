@@ -181,3 +181,24 @@ def test_builds_log_is_trimmed_and_compacted(built, build, monkeypatch):
                   .to_pylist())
     assert kept == starts[-2:] and starts == sorted(starts)
     assert last_build(store.open_index(built.index_dir))["started_at"] == starts[-1]
+
+
+def test_stop_words_are_indexed_and_an_old_fts_index_is_rebuilt(built, build, vault):
+    """"not" and "off" are on LanceDB's stop-word list but mean something in notes; an
+    index whose FTS index dropped them gets a new FTS index, and nothing re-encoded."""
+    from lancedb.index import FTS
+
+    from indexer import maintain
+    from query.search import Query, search
+
+    (vault / "flags.md").write_text("# Flags\n\nturn it off and do not restart\n")
+    build(built)
+    index = store.open_index(built.index_dir)
+    index.chunks.create_index("text", config=FTS(), replace=True)  # as vq built it before
+    assert maintain.fts_outdated(store.open_index(built.index_dir).chunks)
+    assert search(built, Query("off not", method="lexical")).hits == []
+    summary = build(built)
+    assert summary.chunks_encoded == 0
+    assert not maintain.fts_outdated(store.open_index(built.index_dir).chunks)
+    hits = search(built, Query("off not", method="lexical")).hits
+    assert [h.path for h in hits] == ["flags.md"]
