@@ -8,6 +8,7 @@ grace period, because a reader may still be reading one.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import numpy as np
 
@@ -51,9 +52,15 @@ def fts_outdated(table) -> bool:
     ``FTS_OPTIONS`` (an index from an older vq): only it is rebuilt, no vector is."""
     for info in table.list_indices():
         if getattr(info, "name", "") == f"{FTS_COLUMN}_idx":
-            details = getattr(info, "index_details", None) or {}
-            return any(k in details and details[k] != v for k, v in FTS_OPTIONS.items())
+            return fts_options_differ(info)
     return False
+
+
+def fts_options_differ(info: Any) -> bool:
+    """One ``list_indices()`` entry against ``FTS_OPTIONS``; options it does not record
+    (an older LanceDB) count as equal, so nothing is rebuilt on a guess."""
+    details = getattr(info, "index_details", None) or {}
+    return any(k in details and details[k] != v for k, v in FTS_OPTIONS.items())
 
 
 def optimize(index: Index, settings: Settings) -> None:

@@ -284,7 +284,8 @@ def index_checks(settings: Settings, index: Any) -> list[Check]:
     elif meta.chunker_version != CHUNKER_VERSION:
         out.append(Check("index schema", WARN, f"chunker v{meta.chunker_version}, this vq "
                          f"chunks with v{CHUNKER_VERSION}",
-                         "run `vq build` (re-chunks every file, reusing stored vectors)"))
+                         "run `vq build` (it rebuilds the index: every file re-chunked "
+                         "and re-encoded)"))
     else:
         out.append(Check("index schema", OK, f"schema v{meta.schema_version}, "
                          f"chunker v{meta.chunker_version}"))
@@ -305,6 +306,8 @@ def index_checks(settings: Settings, index: Any) -> list[Check]:
 
 def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Check]:
     """Rows not yet folded into the full-text and vector indexes (searched, but slower)."""
+    from indexer.maintain import fts_options_differ  # light: no torch, no model
+
     found = {i.name: i for i in index.chunks.list_indices()}
     out = []
     fts = found.get("text_idx")
@@ -314,6 +317,10 @@ def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Che
                          "missing: lexical and hybrid search cannot use BM25" if chunks
                          else "none yet (the table is empty)",
                          "run `vq build` (it creates the index)" if chunks else ""))
+    elif fts_options_differ(fts):
+        out.append(Check("full-text index", WARN, "built with older tokenizer options "
+                         "(stop words dropped)", "run `vq build` (it rebuilds only the "
+                         "full-text index; no vector is re-encoded)"))
     else:
         out.append(_unindexed("full-text index", fts))
     vec = found.get("vector_idx")

@@ -60,6 +60,23 @@ def test_healthy_index_then_a_stale_file(built, config_file, cli, vault):
 
 
 @pytest.mark.model
+def test_fts_index_from_an_older_vq_is_a_warning_until_the_next_build(built, config_file, cli,
+                                                                       build):
+    from lancedb.index import FTS
+
+    from core import store
+
+    store.open_index(built.index_dir).chunks.create_index("text", config=FTS(), replace=True)
+    result = cli("--config", config_file, "doctor", "--no-model")
+    assert result.exit_code == 0
+    assert lines(result)["full-text index"].startswith("⚠ full-text index")
+    assert "rebuilds only the full-text index" in next_after(result, "full-text index")
+    build(built)
+    again = cli("--config", config_file, "doctor", "--no-model")
+    assert lines(again)["full-text index"].startswith("✓ full-text index")
+
+
+@pytest.mark.model
 def test_model_mismatch_fails_with_rebuild_hint(built, config_file, tmp_path, cli):
     config = write_config(tmp_path / "other.yaml", {
         "index_dir": built.index_dir, "model": "some/other-model",
