@@ -114,11 +114,16 @@ class Watch:
             self.changes.append(time.monotonic() - self.started)
         return alive
 
-    def until(self, done: Callable[[], bool]) -> bool:
-        """Poll until ``done()``; False if the build exited first."""
+    def until(self, done: Callable[[], bool], timeout: float = 600) -> bool:
+        """Poll until ``done()``; False if the build exited first. A build still running
+        after ``timeout`` seconds is killed and fails the trial loudly."""
+        deadline = time.monotonic() + timeout
         while self.poll():
             if done():
                 return True
+            if time.monotonic() > deadline:
+                self.proc.kill()
+                raise TimeoutError(f"vq build still running after {timeout:.0f}s")
             time.sleep(0.005)  # polling interval of the watcher, not a wait for an event
         return False
 
