@@ -14,7 +14,6 @@ commit protocol guards the tables there; the build lock stays on local disk.
 from __future__ import annotations
 
 import os
-import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -40,8 +39,7 @@ class Index:
 
 def connect(location: str, storage_options: Mapping[str, str] | None = None) -> Any:
     """A LanceDB connection; ``storage_options`` ({} or None: the environment decides)."""
-    if "lancedb" not in sys.modules:
-        lazy_rest.defer_rest_client()
+    lazy_rest.defer_rest_client()  # a no-op once lancedb (and so the package) is imported
     import lancedb  # lancedb pulls in pyarrow and friends: only when an index is opened
 
     return lancedb.connect(location, read_consistency_interval=timedelta(0),

@@ -25,22 +25,28 @@ BUILD_HISTORY = 2000    # build records kept: a week of five-minute builds
 BUILDS_COMPACT_AT = 64  # fragments in the builds log (one per build) that trigger a trim
 
 
-def index_names(table) -> set[str]:
-    return {getattr(i, "name", "") for i in table.list_indices()}
+FTS_INDEX, VECTOR_INDEX = f"{FTS_COLUMN}_idx", "vector_idx"
+
+
+def indices(table) -> dict[str, Any]:
+    """The table's indexes by name, with what LanceDB records about each (one read)."""
+    return {getattr(i, "name", ""): i for i in table.list_indices()}
 
 
 def ensure_indexes(index: Index, settings: Settings) -> list[str]:
-    """Create the FTS index (never on an empty table) and, past a size, the vector index."""
+    """Create the FTS index (never on an empty table), rebuild it when an older vq made it
+    with other tokenizer options, and past a size create the vector index."""
     from lancedb.index import FTS
 
     created = []
     rows = index.chunks.count_rows()
-    names = index_names(index.chunks)
-    if rows and (f"{FTS_COLUMN}_idx" not in names or fts_outdated(index.chunks)):
+    found = indices(index.chunks)
+    fts = found.get(FTS_INDEX)
+    if rows and (fts is None or fts_options_differ(fts)):
         index.chunks.create_index(FTS_COLUMN, config=FTS(**FTS_OPTIONS), replace=True)
         created.append("fts")
     min_rows = settings.maintenance.vector_index_min_rows
-    if min_rows and rows >= min_rows and "vector_idx" not in names:
+    if min_rows and rows >= min_rows and VECTOR_INDEX not in found:
         index.chunks.create_index(metric="cosine", vector_column_name="vector",
                                   index_type="IVF_HNSW_SQ", replace=True)
         created.append("vector")
@@ -50,10 +56,8 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
 def fts_outdated(table) -> bool:
     """True when the full-text index was built with other tokenizer options than
     ``FTS_OPTIONS`` (an index from an older vq): only it is rebuilt, no vector is."""
-    for info in table.list_indices():
-        if getattr(info, "name", "") == f"{FTS_COLUMN}_idx":
-            return fts_options_differ(info)
-    return False
+    fts = indices(table).get(FTS_INDEX)
+    return fts is not None and fts_options_differ(fts)
 
 
 def fts_options_differ(info: Any) -> bool:
@@ -63,15 +67,19 @@ def fts_options_differ(info: Any) -> bool:
     return any(k in details and details[k] != v for k, v in FTS_OPTIONS.items())
 
 
+def grace(settings: Settings) -> timedelta:
+    """How long old versions stay for readers that may still hold them."""
+    return timedelta(minutes=settings.maintenance.cleanup_grace_minutes)
+
+
 def optimize(index: Index, settings: Settings) -> None:
-    grace = timedelta(minutes=settings.maintenance.cleanup_grace_minutes)
     for table in (index.chunks, index.files):
-        table.optimize(cleanup_older_than=grace)
+        table.optimize(cleanup_older_than=grace(settings))
 
 
 def unindexed_rows(table) -> int:
     try:
-        return int(table.index_stats(f"{FTS_COLUMN}_idx").num_unindexed_rows)
+        return int(table.index_stats(FTS_INDEX).num_unindexed_rows)
     except Exception:  # noqa: BLE001 - no index yet, or stats unsupported: nothing to fold
         return 0
 
@@ -95,5 +103,5 @@ def trim_builds(index: Index, settings: Settings) -> bool:
     if len(started) > BUILD_HISTORY:
         cutoff = float(np.sort(started.to_numpy())[-BUILD_HISTORY])
         table.delete(f"started_at < {cutoff!r}")
-    table.optimize(cleanup_older_than=timedelta(minutes=settings.maintenance.cleanup_grace_minutes))
+    table.optimize(cleanup_older_than=grace(settings))
     return True

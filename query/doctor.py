@@ -306,11 +306,11 @@ def index_checks(settings: Settings, index: Any) -> list[Check]:
 
 def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Check]:
     """Rows not yet folded into the full-text and vector indexes (searched, but slower)."""
-    from indexer.maintain import fts_options_differ  # light: no torch, no model
+    from indexer.maintain import FTS_INDEX, VECTOR_INDEX, fts_options_differ, indices
 
-    found = {i.name: i for i in index.chunks.list_indices()}
+    found = indices(index.chunks)  # indexer.maintain is light: no torch, no model
     out = []
-    fts = found.get("text_idx")
+    fts = found.get(FTS_INDEX)
     if fts is None:
         status = FAIL if chunks else OK
         out.append(Check("full-text index", status,
@@ -323,7 +323,7 @@ def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Che
                          "full-text index; no vector is re-encoded)"))
     else:
         out.append(_unindexed("full-text index", fts))
-    vec = found.get("vector_idx")
+    vec = found.get(VECTOR_INDEX)
     min_rows = settings.maintenance.vector_index_min_rows
     if vec is not None:
         out.append(_unindexed("vector index", vec))
