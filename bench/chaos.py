@@ -14,10 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
+
+from bench.common import scratch
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     def in_process(config: Path) -> None:
         locked_build(load_settings(str(config)), encoder=encoder)
 
-    work = args.workdir or Path(tempfile.mkdtemp(prefix="vq-chaos-"))
+    work = scratch(args.workdir, "chaos")
     timing = harness.timings(work / "timing", args.files)
     for phase, t in timing.items():
         print(f"timing: a {phase} build first writes at {t.first_write:.2f}s, makes "

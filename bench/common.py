@@ -241,6 +241,21 @@ def unit_vectors(n: int, dim: int, seed: int) -> Any:
     return vecs
 
 
+def scratch(given: Path | None, name: str) -> Path:
+    """The folder a benchmark works in: ``--work`` when given, else a fresh temp dir."""
+    import tempfile
+
+    return given or Path(tempfile.mkdtemp(prefix=f"vq-bench-{name}-"))
+
+
+def publish(markdown: str, result: Any, json_path: Path | None) -> int:
+    """Tables to stdout, the raw result to ``json_path`` when asked; the exit status."""
+    print(markdown)
+    if json_path:
+        save_json(json_path, result)
+    return 0
+
+
 def save_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")

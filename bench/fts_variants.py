@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 from bench import quality
-from bench.common import prepare_env
+from bench.common import prepare_env, scratch
 from bench.report import table
 
 VARIANTS: dict[str, dict] = {
@@ -37,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="Node.js API docs files for the regression corpus (0: skip it)")
     args = ap.parse_args(argv)
     prepare_env()
-    work = args.work or Path(tempfile.mkdtemp(prefix="vq-bench-fts-"))
+    work = scratch(args.work, "fts")
     corpora = [quality.docker_corpus()]
     if args.nodejs_files:
         corpora.append(quality.nodejs_corpus(work, files=args.nodejs_files, queries=60))

@@ -26,14 +26,13 @@ import re
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench import baselines, report
-from bench.common import eval_dir, log, prepare_env, run_proc, save_json, vq, write_config
+from bench.common import eval_dir, log, prepare_env, publish, run_proc, scratch, vq, write_config
 
 VQ_METHODS = (
     ("vq lexical", ("-m", "lexical")),
@@ -250,12 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args(argv)
     prepare_env()
-    work = args.work or Path(tempfile.mkdtemp(prefix="vq-bench-quality-"))
-    result = run(work, args.quick)
-    print(report.quality_markdown(result))
-    if args.json:
-        save_json(args.json, result)
-    return 0
+    result = run(scratch(args.work, "quality"), args.quick)
+    return publish(report.quality_markdown(result), result, args.json)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from bench.common import scratch
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from tests.reliability import readers
 
-    work = args.workdir or Path(tempfile.mkdtemp(prefix="vq-readers-"))
+    work = scratch(args.workdir, "readers")
     methods = tuple(("lexical", "hybrid")[i % 2] for i in range(args.readers))
     started = time.monotonic()
     report = readers.run(work, rounds=args.rounds, methods=methods, timeout=3600)

@@ -14,12 +14,11 @@ import argparse
 import os
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from bench import quality, report, speed
-from bench.common import RESULTS, log, machine, prepare_env, save_json
+from bench.common import RESULTS, log, machine, prepare_env, save_json, scratch
 
 
 def markdown(result: dict) -> str:
@@ -43,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     speed.add_size_options(ap)
     args = ap.parse_args(argv)
     prepare_env()
-    work = args.work or Path(tempfile.mkdtemp(prefix="vq-bench-"))
+    work = scratch(args.work, "run")
     started = time.time()
     result: dict = {"date": time.strftime("%Y-%m-%d"), "quick": args.quick, "machine": machine()}
     try:

@@ -26,7 +26,6 @@ import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,8 +40,9 @@ from bench.common import (
     eval_dir,
     log,
     prepare_env,
+    publish,
     run_proc,
-    save_json,
+    scratch,
     settings_for,
     timed,
     vq,
@@ -371,15 +371,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args(argv)
     prepare_env()
-    work = args.work or Path(tempfile.mkdtemp(prefix="vq-bench-speed-"))
     started = time.time()
-    result = run(work, args.quick, args.sizes, args.vault_sizes, args.ann_max_rows,
-                 tuple(args.sections))
+    result = run(scratch(args.work, "speed"), args.quick, args.sizes, args.vault_sizes,
+                 args.ann_max_rows, tuple(args.sections))
     result["seconds"] = round(time.time() - started)
-    print(report.speed_markdown(result))
-    if args.json:
-        save_json(args.json, result)
-    return 0
+    return publish(report.speed_markdown(result), result, args.json)
 
 
 if __name__ == "__main__":

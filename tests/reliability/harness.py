@@ -141,9 +141,7 @@ class Timing:
 def watched_build(config: Path, index: Path) -> Timing:
     watch = Watch(config, index)
     watch.until(lambda: False)
-    _, err = watch.proc.communicate(timeout=600)
-    if watch.proc.returncode != 0:
-        raise RuntimeError(f"build failed: {err.decode()[-2000:]}")
+    finish(watch.proc)
     total = time.monotonic() - watch.started
     first = watch.changes[0] if watch.changes else total
     return Timing(first, len(watch.changes), total)
@@ -206,11 +204,15 @@ class Trial:
     converged: bool
 
 
-def subprocess_build(config: Path) -> None:
-    proc = vq_build(config)
+def finish(proc: subprocess.Popen) -> None:
+    """Wait for an unkilled build; a failed one stops the run with its stderr."""
     _, err = proc.communicate(timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(f"build failed: {err.decode()[-2000:]}")
+
+
+def subprocess_build(config: Path) -> None:
+    finish(vq_build(config))
 
 
 def run_seed(workdir: Path, seed: int, timing: dict[str, Timing], files: int = 40,
