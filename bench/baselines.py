@@ -31,7 +31,7 @@ class ChunkRow:
 
 def load_chunks(index_dir: str) -> list[ChunkRow]:
     """Every chunk of a vq index, in a stable order (path, then line)."""
-    from core.store import open_index
+    from vq.core.store import open_index
 
     index = open_index(index_dir)
     cols = ["path", "start_line", "end_line", "text"]

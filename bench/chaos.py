@@ -27,10 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--files", type=int, default=40)
     ap.add_argument("--workdir", type=Path, default=None)
     args = ap.parse_args(argv)
-    from core.encoder import shared_model
-    from core.settings import load_settings
-    from jobs.runner import locked_build
     from tests.reliability import harness
+    from vq.core.encoder import shared_model
+    from vq.core.settings import load_settings
+    from vq.jobs.runner import locked_build
 
     encoder = shared_model("encoder", "all-MiniLM-L6-v2", "cpu")
 

@@ -59,7 +59,7 @@ def write_config(path: Path, index_dir: Path, vaults: dict[str, dict], **extra: 
 
 
 def settings_for(config: Path) -> Any:
-    from core.settings import load_settings
+    from vq.core.settings import load_settings
 
     return load_settings(str(config))
 
@@ -137,7 +137,7 @@ def run_proc(args: Sequence[str], cwd: Path | None = None, timeout: float = 3600
 def vq(*args: str | Path, timeout: float = 3600) -> Proc:
     """``vq ARGS`` in a fresh interpreter, as a shell or cron would run it."""
     script = Path(sys.executable).parent / "vq"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "query.cli"]
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "vq"]
     return run_proc([*cmd, *map(str, args)], cwd=REPO, timeout=timeout)
 
 
@@ -215,7 +215,7 @@ class RandomEncoder:
     """
 
     def __init__(self, dim: int = 384, model_name: str = MODEL) -> None:
-        from core.encoder import Device
+        from vq.core.encoder import Device
 
         self.dim, self.model_name, self.batch_size = dim, model_name, 64
         self.device = Device("cpu", "bench: random unit vectors, no model")

@@ -32,7 +32,7 @@ def timed(fn: Any) -> tuple[float, Any]:
 def run(chunks: int, processes: int, batch: int, rounds: int) -> dict[str, Any]:
     import numpy as np
 
-    from core.encoder import Encoder
+    from vq.core.encoder import Encoder
 
     info = machine()  # before the run: its load average is the one at the start
     texts = chunk_like_texts(chunks)

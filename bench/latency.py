@@ -1,11 +1,11 @@
 """Warm query latency at 10k..1M chunks, flat vs ANN, and where the ANN index pays off.
 
-Tables are written directly into LanceDB (``core.store`` + the real schema)
+Tables are written directly into LanceDB (``vq.core.store`` + the real schema)
 with generated chunk texts and RANDOM UNIT VECTORS: encoding 1M chunks on a
 CPU takes days and is not what is measured. Queries go through
-``query.search.search`` with the index held open (an MCP server's case),
+``vq.query.search.search`` with the index held open (an MCP server's case),
 including the real model encoding each query. The vector index is created by
-``indexer.maintain.ensure_indexes`` itself, with ``vector_index_min_rows``
+``vq.indexer.maintain.ensure_indexes`` itself, with ``vector_index_min_rows``
 lowered so that it fires.
 
 Random vectors are the ANN index's worst case (no cluster structure), so the
@@ -61,9 +61,9 @@ def arrow_rows(schema: Any, texts: list[str], first: int, seed: int) -> Any:
 
 def write_table(work: Path, rows: int, seed: int = 7) -> tuple[Any, Any, dict]:
     """A fresh index of ``rows`` chunks with its FTS index; returns (settings, index, timings)."""
-    from core import store
-    from core.schema import IndexMeta, chunks_schema
-    from indexer import maintain
+    from vq.core import store
+    from vq.core.schema import IndexMeta, chunks_schema
+    from vq.indexer import maintain
 
     shutil.rmtree(work, ignore_errors=True)
     config = write_config(work / "vq.yaml", work / "index", {"bench": {"path": work}},
@@ -91,7 +91,7 @@ def write_table(work: Path, rows: int, seed: int = 7) -> tuple[Any, Any, dict]:
 def measure(settings: Any, index: Any, queries: list[str], methods=METHODS) -> dict:
     """p50/p95 per method through ``search``; methods take turns on each query, so a burst
     of load from elsewhere hits them alike. Every query runs once untimed first."""
-    from query.search import Query, search
+    from vq.query.search import Query, search
 
     samples: dict[str, list[float]] = {m: [] for m in methods}
     for timed_pass in (False, True):
@@ -105,8 +105,8 @@ def measure(settings: Any, index: Any, queries: list[str], methods=METHODS) -> d
 
 
 def vector_query(index: Any, vector: Any, exact: bool, pool: int = 100) -> Any:
-    """The dense candidate query ``query.search`` makes, optionally forced to a flat scan."""
-    from query.search import COLUMNS
+    """The dense candidate query ``vq.query.search`` makes, optionally forced to a flat scan."""
+    from vq.query.search import COLUMNS
 
     query = index.chunks.search(vector, vector_column_name="vector").distance_type("cosine")
     if exact:
@@ -143,7 +143,7 @@ def add_vector_index(settings: Any, index: Any) -> float:
     """The indexer's own maintenance step, told to index from 1 row on."""
     from dataclasses import replace
 
-    from indexer import maintain
+    from vq.indexer import maintain
 
     lowered = replace(settings, maintenance=replace(settings.maintenance,
                                                     vector_index_min_rows=1))
@@ -155,7 +155,7 @@ def add_vector_index(settings: Any, index: Any) -> float:
 
 def encode_queries(queries: list[str]) -> tuple[dict, Any]:
     """The query-encoding share of dense/hybrid latency, and the vectors for ``vector_only``."""
-    from query.encoders import query_encoder
+    from vq.query.encoders import query_encoder
 
     enc = query_encoder(MODEL, "cpu")
     enc.encode(queries[:2])

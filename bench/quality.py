@@ -139,7 +139,7 @@ def score(corpus: Corpus, results: list[dict], work: Path) -> dict:
 
 def cli_search(config: Path, flags: tuple[str, ...], text: str, runner: Any) -> list[dict]:
     """``vq --config C search --json -n 10 FLAGS -- TEXT`` through click, parsed."""
-    from query.cli import cli
+    from vq.cli import cli
 
     args = ["--config", str(config), "search", "--json", "-n", "10", *flags, "--", text]
     res = runner.invoke(cli, args, catch_exceptions=False)
@@ -218,7 +218,7 @@ def _build(corpus: Corpus, base: Path, rerank: str | None = None) -> tuple[Path,
 
 def build_corpus(corpus: Corpus, work: Path) -> tuple[Path, Any]:
     """The corpus indexed exactly as ``evaluate`` indexes it: (config, open index)."""
-    from core.store import open_index
+    from vq.core.store import open_index
 
     config, _, _ = _build(corpus, work / corpus.name)
     return config, open_index(str(work / corpus.name / "index"))

@@ -54,7 +54,7 @@ import time
 t = time.perf_counter()
 import json, sys
 from sentence_transformers import SentenceTransformer
-from core.encoder import model_location
+from vq.core.encoder import model_location
 texts = json.load(open(sys.argv[1], encoding="utf-8"))
 model = SentenceTransformer(model_location("{model}"), device="cpu")
 loaded = time.perf_counter() - t
@@ -156,7 +156,7 @@ def vault_case(work: Path, files: int) -> tuple[Path, Any, Path]:
 
 
 def noop_rebuild(work: Path, files: int, repeats: int) -> tuple[dict, Any, Path]:
-    from jobs.runner import locked_build
+    from vq.jobs.runner import locked_build
 
     root, settings, config = vault_case(work, files)
     seconds, first = timed(lambda: locked_build(settings, rebuild=True, encoder=RandomEncoder()))
@@ -183,9 +183,9 @@ def noop_rebuild(work: Path, files: int, repeats: int) -> tuple[dict, Any, Path]
 
 def noop_parts(settings: Any, repeats: int) -> dict:
     """Where a no-op's time goes: vq's walk (globs, ignores, handlers) and the manifest read."""
-    from core.store import open_index
-    from indexer.discover import discover
-    from indexer.reconcile import read_manifest
+    from vq.core.store import open_index
+    from vq.indexer.discover import discover
+    from vq.indexer.reconcile import read_manifest
 
     walk = best(repeats, lambda: discover(settings.vaults, settings.max_file_bytes))
     manifest = best(repeats, lambda: read_manifest(open_index(settings.index_dir)))
@@ -202,11 +202,11 @@ def edit_target(root: Path) -> Path:
 
 def changed_chunks(settings: Any, root: Path, path: Path, new_text: str) -> int:
     """Chunks of the edited file whose embed text is not in the index yet (the expected work)."""
-    from core.store import open_index, sql_str
-    from indexer.discover import FileEntry
-    from indexer.handlers import handler_for
-    from indexer.handlers.base import Limits
-    from indexer.rows import document_rows
+    from vq.core.store import open_index, sql_str
+    from vq.indexer.discover import FileEntry
+    from vq.indexer.handlers import handler_for
+    from vq.indexer.handlers.base import Limits
+    from vq.indexer.rows import document_rows
 
     rel = path.relative_to(root).as_posix()
     name, handler = handler_for(rel)
@@ -220,8 +220,8 @@ def changed_chunks(settings: Any, root: Path, path: Path, new_text: str) -> int:
 
 def one_file_edit(settings: Any, root: Path, noop_s: float) -> dict:
     """Edit one paragraph of one note; the build must encode exactly the changed chunks."""
-    from jobs.runner import locked_build
-    from query.encoders import query_encoder
+    from vq.jobs.runner import locked_build
+    from vq.query.encoders import query_encoder
 
     encoder = query_encoder(MODEL, "cpu")  # the real model: these chunks are really encoded
     path = edit_target(root)
@@ -279,11 +279,11 @@ def _cold_runs(name: str, args: list[str], repeats: int, expect: str = "") -> di
 @contextlib.contextmanager
 def _serving(config: str, timeout: float = 300) -> Iterator[None]:
     """`vq serve` for the index, up (answering an encode) before the timed runs start."""
-    from core.settings import load_settings
-    from query import warm
+    from vq.core.settings import load_settings
+    from vq.query import warm
 
     settings = load_settings(config)
-    proc = subprocess.Popen([sys.executable, "-m", "query.cli", "--config", config, "serve"],
+    proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", config, "serve"],
                             cwd=REPO, env=bench_env(), stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + timeout

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from core.errors import VqError
+from vq.core.errors import VqError
 
 EXIT_CODES = """\b
 Exit codes:
@@ -85,7 +85,7 @@ def quiet_pipe() -> None:
 
 def settings_from(ctx: click.Context, **overrides: Any) -> Any:
     """The frozen settings for this invocation: root ``--config`` plus command flags."""
-    from core.settings import load_settings
+    from vq.core.settings import load_settings
 
     root = ctx.find_root()
     obj = root.obj if isinstance(root.obj, dict) else {}

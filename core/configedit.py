@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from core.errors import ConfigError, VqError
-from core.settings import Settings, _build, read_config_file
+from vq.core.errors import ConfigError, VqError
+from vq.core.settings import Settings, _build, read_config_file
 
 
 def _yaml() -> Any:
@@ -57,7 +57,7 @@ def save_document(path: Path, doc: Any) -> Settings:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    from core.settings import load_settings
+    from vq.core.settings import load_settings
 
     return load_settings(str(path))
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import AcceleratorRequired, ModelLoadError
-from core.settings import DEFAULT_MODEL
+from vq.core.errors import AcceleratorRequired, ModelLoadError
+from vq.core.settings import DEFAULT_MODEL
 
 BUNDLED_NAMES = {DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL}
 

@@ -2,7 +2,7 @@
 
 Errors carry the data a caller needs (file, key, path) and a ``fix`` line that
 tells the user what to do next. None of them subclass click's exceptions: the
-CLI maps them to messages and exit codes (see ``query.cli``).
+CLI maps them to messages and exit codes (see ``vq.cli``).
 """
 
 from __future__ import annotations

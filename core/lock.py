@@ -1,6 +1,6 @@
 """The build lock's identity: who holds it, for status lines and skip messages.
 
-Builds take the lock in ``jobs.runner``; readers never do. The holder writes a
+Builds take the lock in ``vq.jobs.runner``; readers never do. The holder writes a
 small sidecar (pid, since) beside the lock file so others can say who it is,
 and removes it when it releases the lock.
 """

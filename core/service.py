@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from core.encoder import shared_model
-from core.paths import service_socket
+from vq.core.encoder import shared_model
+from vq.core.paths import service_socket
 
 MAX_MESSAGE = 8 * 1024 * 1024
 MAX_TEXTS = 256
@@ -103,7 +103,7 @@ def _claim(path: Path) -> None:
         except OSError:
             path.unlink(missing_ok=True)
             return
-    from core.errors import VqError
+    from vq.core.errors import VqError
 
     raise VqError(f"a vq service already listens on {path}", "stop it first, or use it")
 
@@ -127,7 +127,7 @@ def start(index_dir: str, model: str, device: str) -> Service:
 
 def model_for(settings: Any) -> str:
     """The index's model when there is an index (queries must match it), else config's."""
-    from core import store
+    from vq.core import store
 
     try:
         return store.open_for(settings).meta.model

@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from core import paths
-from core.errors import ConfigError
+from vq.core import paths
+from vq.core.errors import ConfigError
 
 KINDS = ("notes", "code", "docs")
 DEVICES = ("auto", "cuda", "mps", "cpu")

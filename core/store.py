@@ -20,9 +20,17 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from core import lazy_rest, paths
-from core.errors import IndexMismatch, IndexMissing
-from core.schema import BUILDS, BUILDS_SCHEMA, CHUNKS, FILES, FILES_SCHEMA, IndexMeta, chunks_schema
+from vq.core import lazy_rest, paths
+from vq.core.errors import IndexMismatch, IndexMissing
+from vq.core.schema import (
+    BUILDS,
+    BUILDS_SCHEMA,
+    CHUNKS,
+    FILES,
+    FILES_SCHEMA,
+    IndexMeta,
+    chunks_schema,
+)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """One incremental build: discover → reconcile → chunk → encode → write → optimize.
 
-The caller holds the build lock (``jobs.runner``). Work is written in batches
+The caller holds the build lock (``vq.jobs.runner``). Work is written in batches
 so a long first build makes durable progress and a stop request (SIGTERM) is
 honoured between batches. Every bad file is recorded in the manifest with its
 reason; nothing already indexed for it is lost.
@@ -17,19 +17,19 @@ from typing import Any
 
 import numpy as np
 
-from core import store
-from core.encoder import Encoder, shared_model
-from core.errors import IndexMismatch
-from core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
-from core.settings import Settings
-from indexer import maintain, write
-from indexer.discover import FileEntry, discover_for
-from indexer.extract_cache import FileChunker
-from indexer.handlers.base import Limits
-from indexer.progress import NullProgress
-from indexer.reading import Unreadable, content_hash, read_bytes
-from indexer.reconcile import DUPLICATE, ManifestRow, read_manifest, reconcile
-from indexer.rows import PendingChunk, document_rows, manifest_row, problem_row
+from vq.core import store
+from vq.core.encoder import Encoder, shared_model
+from vq.core.errors import IndexMismatch
+from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
+from vq.core.settings import Settings
+from vq.indexer import maintain, write
+from vq.indexer.discover import FileEntry, discover_for
+from vq.indexer.extract_cache import FileChunker
+from vq.indexer.handlers.base import Limits
+from vq.indexer.progress import NullProgress
+from vq.indexer.reading import Unreadable, content_hash, read_bytes
+from vq.indexer.reconcile import DUPLICATE, ManifestRow, read_manifest, reconcile
+from vq.indexer.rows import PendingChunk, document_rows, manifest_row, problem_row
 
 
 @dataclass
@@ -305,5 +305,5 @@ class Builder:
 def build(settings: Settings, vault_ids: tuple[str, ...] = (), rebuild: bool = False,
           progress: Any = None, should_stop: Callable[[], bool] | None = None,
           encoder: Encoder | None = None) -> BuildSummary:
-    """Run one build; the caller holds the lock (see ``jobs.runner.locked_build``)."""
+    """Run one build; the caller holds the lock (see ``vq.jobs.runner.locked_build``)."""
     return Builder(settings, rebuild, progress, should_stop, encoder).run(vault_ids)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from core.cli import EXIT_CODES, echo_json, settings_from, vault_ids
+from vq.core.cli import EXIT_CODES, echo_json, settings_from, vault_ids
 
 
 @click.command(epilog=EXIT_CODES)
@@ -28,9 +28,9 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     Safe to run from cron every few minutes: a build that finds another one
     running skips (exit 0, "skipped" on stderr) unless --wait is given.
     """
-    from core.errors import VqError
-    from indexer.progress import make_progress
-    from jobs.runner import Skipped, locked_build
+    from vq.core.errors import VqError
+    from vq.indexer.progress import make_progress
+    from vq.jobs.runner import Skipped, locked_build
 
     settings = settings_from(ctx, device=device)
     unknown = [v for v in vaults if settings.vault(v) is None]

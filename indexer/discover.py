@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pathspec
 
-from core.settings import Settings, Vault
-from indexer.handlers import handler_for
+from vq.core.settings import Settings, Vault
+from vq.indexer.handlers import handler_for
 
 VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
 CODE_VENDORED_DIRS = frozenset({"vendor", "third_party"})

@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core import paths
-from core.settings import Settings
-from indexer.discover import FileEntry, suffix
-from indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
-from indexer.handlers.base import file_stem
-from indexer.handlers.html import extract_html, markdown_document
-from indexer.handlers.pdf import extract_pdf, pdf_document
-from indexer.hooks import hook_name, hook_text
-from indexer.reading import Unreadable, decode
+from vq.core import paths
+from vq.core.settings import Settings
+from vq.indexer.discover import FileEntry, suffix
+from vq.indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
+from vq.indexer.handlers.base import file_stem
+from vq.indexer.handlers.html import extract_html, markdown_document
+from vq.indexer.handlers.pdf import extract_pdf, pdf_document
+from vq.indexer.hooks import hook_name, hook_text
+from vq.indexer.reading import Unreadable, decode
 
 EXTRACTOR_VERSION = 1  # bump when PDF or HTML extraction output changes
 CACHE_DIR = "extract-cache"

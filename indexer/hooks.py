@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from core.errors import VqError
-from core.settings import Settings
-from indexer.handlers.base import HandlerError, Limits
-from indexer.handlers.markdown import markdown_handler
+from vq.core.errors import VqError
+from vq.core.settings import Settings
+from vq.indexer.handlers.base import HandlerError, Limits
+from vq.indexer.handlers.markdown import markdown_handler
 
 PLACEHOLDER = "{path}"
 _STDERR_TAIL = 200
@@ -161,7 +161,7 @@ class HookCheck:
 def check_hooks(settings: Settings, samples: Sequence[Path] = ()) -> list[HookCheck]:
     """Run every configured hook once: on the given sample for its extension, else on
     the first file with that extension in the vaults. Nothing is written."""
-    from indexer.discover import suffix
+    from vq.indexer.discover import suffix
 
     chosen = {suffix(str(p)): p for p in samples}
     unknown = sorted(set(chosen) - set(settings.hooks))
@@ -190,7 +190,7 @@ def first_line(text: str, width: int = 80) -> str:
 
 
 def _find_samples(settings: Settings, extensions: frozenset[str]) -> dict[str, Path]:
-    from indexer.discover import discover, suffix
+    from vq.indexer.discover import discover, suffix
 
     found = discover(settings.vaults, settings.max_file_bytes, extensions)
     out: dict[str, Path] = {}

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from core.cli import echo_json, settings_from
+from vq.core.cli import echo_json, settings_from
 
 if TYPE_CHECKING:
-    from indexer.hooks import HookCheck
+    from vq.indexer.hooks import HookCheck
 
 EPILOG = """\b
 Exit codes:
@@ -39,7 +39,7 @@ def hooks() -> None:
 def check(ctx: click.Context, samples: tuple[Path, ...], as_json: bool) -> None:
     """Run each configured hook once on a sample file; show its exit status, time,
     output size, first line and chunk count. Nothing is indexed or written."""
-    from indexer.hooks import check_hooks
+    from vq.indexer.hooks import check_hooks
 
     settings = settings_from(ctx)
     if not settings.hooks:

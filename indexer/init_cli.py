@@ -1,6 +1,6 @@
 """`vq init [DIR]`: propose vaults for a project, write its config, say what to run next.
 
-The judgement lives in ``indexer.project``; this module parses, calls and
+The judgement lives in ``vq.indexer.project``; this module parses, calls and
 prints. The proposal (what and why) goes to stdout; notes go to stderr.
 """
 
@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from core.cli import echo_json
+from vq.core.cli import echo_json
 
 if TYPE_CHECKING:
-    from indexer.project import InitResult
+    from vq.indexer.project import InitResult
 
 
 @click.command()
@@ -41,8 +41,8 @@ def init(ctx: click.Context, directory: Path, global_: bool, force: bool, dry_ru
     The project config is DIR/.vq.yaml with its index in DIR/.vq/ (added to
     .gitignore in a git repository). An existing config is kept unless --force.
     """
-    from core.settings import locate_config
-    from indexer.project import config_target, inspect_project, write_config
+    from vq.core.settings import locate_config
+    from vq.indexer.project import config_target, inspect_project, write_config
 
     plan = inspect_project(directory)
     target = config_target(plan.root, global_)

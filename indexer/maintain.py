@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from core.settings import Settings
-from core.store import Index
+from vq.core.settings import Settings
+from vq.core.store import Index
 
 FTS_COLUMN = "text"
 # LanceDB's defaults (English stemming, ASCII folding, lower case) but stop words kept:

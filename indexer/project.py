@@ -12,7 +12,7 @@ generated folders, then a few plain rules:
   vault instead);
 - PDFs and other documents are a ``docs`` vault.
 
-Writing the config (``write_config``) reuses ``core.configedit.save_document``,
+Writing the config (``write_config``) reuses ``vq.core.configedit.save_document``,
 so the file is validated by the same loader as every command and replaced
 atomically; an existing config is never replaced without ``force``.
 """
@@ -27,10 +27,10 @@ from typing import Any
 
 import pathspec
 
-from core import paths
-from indexer.discover import VENDORED_DIRS
-from indexer.handlers import handler_for
-from indexer.handlers.code import LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILENAME
+from vq.core import paths
+from vq.indexer.discover import VENDORED_DIRS
+from vq.indexer.handlers import handler_for
+from vq.indexer.handlers.code import LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILENAME
 
 VAULT_DIR = ".vault"
 INDEX_DIR = ".vq"
@@ -348,7 +348,7 @@ def write_config(plan: Plan, target: Path, global_: bool = False, force: bool = 
     result = InitResult(plan, target, existed=target.exists())
     if dry_run or (result.existed and not force):
         return result
-    from core.configedit import save_document
+    from vq.core.configedit import save_document
 
     save_document(target, _document(plan, global_))
     result.written = True

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.store import Index
-from indexer.discover import Discovery, FileEntry
+from vq.core.store import Index
+from vq.indexer.discover import Discovery, FileEntry
 
 Key = tuple[str, str]
 

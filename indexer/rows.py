@@ -11,8 +11,8 @@ import hashlib
 import time
 from dataclasses import dataclass
 
-from indexer.discover import FileEntry
-from indexer.handlers.base import Document
+from vq.indexer.discover import FileEntry
+from vq.indexer.handlers.base import Document
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from core.cli import echo_json, settings_from
+from vq.core.cli import echo_json, settings_from
 
 
 def _config_path(ctx: click.Context) -> Path:
     """The file being edited: the located config, else a new user config."""
-    from core import paths
-    from core.settings import locate_config
+    from vq.core import paths
+    from vq.core.settings import locate_config
 
     root = ctx.find_root().obj or {}
     found, _ = locate_config(root.get("config"))
@@ -35,7 +35,7 @@ def vault() -> None:
 def add(ctx: click.Context, vault_id: str, path: str, include: tuple[str, ...],
         exclude: tuple[str, ...], kind: str) -> None:
     """Add a vault: vq vault add notes ~/notes --exclude 'archive/**'."""
-    from core.configedit import add_vault
+    from vq.core.configedit import add_vault
 
     target = _config_path(ctx)
     add_vault(target, vault_id, path, include, exclude, kind)
@@ -47,7 +47,7 @@ def add(ctx: click.Context, vault_id: str, path: str, include: tuple[str, ...],
 @click.pass_context
 def remove(ctx: click.Context, vault_id: str) -> None:
     """Remove a vault; its rows are pruned at the next build."""
-    from core.configedit import remove_vault
+    from vq.core.configedit import remove_vault
 
     target = _config_path(ctx)
     remove_vault(target, vault_id)

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 import numpy as np
 import pyarrow as pa
 
-from core.schema import FILES_SCHEMA, chunks_schema
-from core.store import IN_BATCH, Index, path_filter, sql_in
+from vq.core.schema import FILES_SCHEMA, chunks_schema
+from vq.core.store import IN_BATCH, Index, path_filter, sql_in
 
 
 def stored_vectors(index: Index, hashes: set[str]) -> dict[str, np.ndarray]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from core.cli import echo_json, settings_from
-from core.settings import Settings
+from vq.core.cli import echo_json, settings_from
+from vq.core.settings import Settings
 
 SCHEDULE_CODES = """\b
 Exit codes:
@@ -52,8 +52,8 @@ def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
     SIGTERM/SIGINT stops scheduling and lets a running build finish its
     current write batch; a second one aborts.
     """
-    from jobs.runlog import RunLog
-    from jobs.scheduler import Daemon
+    from vq.jobs.runlog import RunLog
+    from vq.jobs.scheduler import Daemon
 
     settings = settings_from(ctx)
     s = settings.schedule
@@ -62,7 +62,7 @@ def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
     try:
         daemon = Daemon(lambda: settings_from(ctx), log, cron=cron)
         if serve:
-            from core.service import model_for, start
+            from vq.core.service import model_for, start
 
             service = start(settings.index_dir, model_for(settings), settings.device)
             log.event("serve", f"serving query encodes on {service.path}")
@@ -99,8 +99,8 @@ def systemd(ctx: click.Context, user: bool, interval: str, write: bool) -> None:
     is schedule.jitter_seconds); vq-schedule.service runs `vq schedule` instead.
     Enable either the timer or the daemon, not both.
     """
-    from jobs.timespec import interval_to_cron
-    from jobs.units import systemd_dir, systemd_units, write_units
+    from vq.jobs.timespec import interval_to_cron
+    from vq.jobs.units import systemd_dir, systemd_units, write_units
 
     settings = settings_from(ctx)
     pinned = ctx.get_parameter_source("interval") != ParameterSource.DEFAULT
@@ -111,7 +111,7 @@ def systemd(ctx: click.Context, user: bool, interval: str, write: bool) -> None:
         try:
             paths = write_units(units, folder)
         except OSError as exc:
-            from core.errors import VqError
+            from vq.core.errors import VqError
 
             raise VqError(f"cannot write units into {folder}: {exc.strerror}",
                           "run it with sudo, or use --user") from None
@@ -145,9 +145,9 @@ def _systemd_next_steps(user: bool, written: bool) -> None:
 @click.pass_context
 def cron(ctx: click.Context, expr: str | None, log_file: str | None, as_json: bool) -> None:
     """Print the crontab line that runs `vq build` (no flock needed: vq locks itself)."""
-    from core.errors import VqError
-    from jobs.cron import cron_trigger, is_crontab
-    from jobs.units import cron_line, default_cron_log
+    from vq.core.errors import VqError
+    from vq.jobs.cron import cron_trigger, is_crontab
+    from vq.jobs.units import cron_line, default_cron_log
 
     settings = settings_from(ctx)
     expr = expr or settings.schedule.cron

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import VqError
+from vq.core.errors import VqError
 
 WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 _FIX = 'write five fields "minute hour day month weekday" (e.g. "*/5 * * * *"), or six ' \

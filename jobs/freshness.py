@@ -14,10 +14,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.settings import Settings
-from core.store import Index
-from indexer.discover import discover_for
-from indexer.reconcile import ManifestRow, read_manifest
+from vq.core.settings import Settings
+from vq.core.store import Index
+from vq.indexer.discover import discover_for
+from vq.indexer.reconcile import ManifestRow, read_manifest
 
 Key = tuple[str, str]
 
@@ -80,7 +80,7 @@ def check_freshness(settings: Settings, index: Index, last_build: dict[str, Any]
                     max_age_seconds: float | None = None, now: float | None = None
                     ) -> Freshness:
     """Fresh = nothing stale and, when ``max_age_seconds`` is given, a build that finished
-    no longer ago than that. ``last_build`` is a ``builds`` row (see ``query.status``)."""
+    no longer ago than that. ``last_build`` is a ``builds`` row (see ``vq.query.status``)."""
     manifest = read_manifest(index)
     stale, files, missing = stale_files(settings, manifest)
     build = None

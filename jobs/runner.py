@@ -13,9 +13,9 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from core.errors import LockTimeout
-from core.lock import clear_holder, describe_holder, write_holder
-from core.settings import Settings
+from vq.core.errors import LockTimeout
+from vq.core.lock import clear_holder, describe_holder, write_holder
+from vq.core.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def locked_build(settings: Settings, vault_ids: tuple[str, ...] = (), rebuild: b
         return Skipped(holder)
     try:
         write_holder(lock_path)
-        from indexer.build import build  # the write side loads only once the lock is ours
+        from vq.indexer.build import build  # the write side loads only once the lock is ours
 
         return build(settings, vault_ids, rebuild, progress, should_stop, encoder)
     finally:

@@ -24,11 +24,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from core.errors import VqError
-from core.settings import Settings
-from jobs.cron import cron_trigger
-from jobs.runlog import RunLog
-from jobs.runner import Skipped, locked_build
+from vq.core.errors import VqError
+from vq.core.settings import Settings
+from vq.jobs.cron import cron_trigger
+from vq.jobs.runlog import RunLog
+from vq.jobs.runner import Skipped, locked_build
 
 JOB_ID = "vq-build"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from core.errors import VqError
+from vq.core.errors import VqError
 
 UNITS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
          "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,

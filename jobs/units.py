@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from core import paths
-from core.settings import Settings
-from jobs.timespec import interval_to_oncalendar
+from vq.core import paths
+from vq.core.settings import Settings
+from vq.jobs.timespec import interval_to_oncalendar
 
 CARRIED_ENV = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "HF_HOME", "HF_HUB_OFFLINE",
                "SENTENCE_TRANSFORMERS_HOME", "CUDA_VISIBLE_DEVICES")
@@ -40,7 +40,7 @@ def vq_command() -> list[str]:
     script = python.parent / "vq"
     if script.is_file() and os.access(script, os.X_OK):
         return [str(script)]
-    return [str(python), "-m", "query.cli"]
+    return [str(python), "-m", "vq"]
 
 
 def invocation(settings: Settings, command: list[str] | None = None) -> list[str]:

@@ -23,9 +23,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from core import paths
-from core.errors import VqError
-from core.settings import SCALARS, SECTIONS, Settings
+from vq.core import paths
+from vq.core.errors import VqError
+from vq.core.settings import SCALARS, SECTIONS, Settings
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 SYMBOLS = {OK: "✓", WARN: "⚠", FAIL: "✗", SKIP: "–"}
@@ -87,7 +87,7 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
 
 def service_check(settings: Settings) -> Check:
     """Whether `vq serve` / `vq schedule` keeps the model warm for this index."""
-    from query import warm
+    from vq.query import warm
 
     info = warm.info(settings.index_dir)
     if info:
@@ -117,7 +117,7 @@ def _guard(report: Report, name: str, fn: Callable[[], Any]) -> Any:
 
 def _load(report: Report, config: str | None, overrides: Mapping[str, Any] | None,
           cwd: Path | None) -> Settings:
-    from core.settings import load_settings
+    from vq.core.settings import load_settings
 
     if config and config == os.environ.get("VQ_CONFIG"):
         config = None  # the root option reads VQ_CONFIG itself: say "env", not "flag"
@@ -181,7 +181,7 @@ def environment_checks(settings: Settings | None) -> list[Check]:
 
 
 def _bundled(model: str) -> bool:
-    from core.encoder import BUNDLED_NAMES
+    from vq.core.encoder import BUNDLED_NAMES
 
     return model in BUNDLED_NAMES
 
@@ -190,7 +190,7 @@ def device_check(settings: Settings, report: Report) -> str:
     """Resolve the device as a build would, say why, and flag a GPU torch cannot use."""
     import torch
 
-    from core.encoder import resolve_device
+    from vq.core.encoder import resolve_device
 
     dev = resolve_device(settings.device)
     cuda_build = torch.version.cuda
@@ -212,7 +212,7 @@ def device_check(settings: Settings, report: Report) -> str:
 
 def model_check(settings: Settings, device: str, index: Any) -> Check:
     """The configured model loads without a network, and fits the index's vectors."""
-    from core.encoder import model_location, shared_model
+    from vq.core.encoder import model_location, shared_model
 
     offline = os.environ.get("HF_HUB_OFFLINE")
     os.environ["HF_HUB_OFFLINE"] = "1"  # a doctor must not hang on a model hub
@@ -261,7 +261,7 @@ def vault_checks(settings: Settings) -> list[Check]:
 
 def _open_index(settings: Settings) -> Any:
     """The open index, or a failed Check saying how to get one."""
-    from core import store
+    from vq.core import store
 
     if not store.exists_for(settings):
         return Check("index", FAIL, f"no index at {settings.index_dir}",
@@ -273,7 +273,7 @@ def _open_index(settings: Settings) -> Any:
 
 
 def index_checks(settings: Settings, index: Any) -> list[Check]:
-    from core.schema import CHUNKER_VERSION, SCHEMA_VERSION
+    from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION
 
     meta = index.meta
     chunks, files = index.chunks.count_rows(), index.files.count_rows()
@@ -306,7 +306,7 @@ def index_checks(settings: Settings, index: Any) -> list[Check]:
 
 def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Check]:
     """Rows not yet folded into the full-text and vector indexes (searched, but slower)."""
-    from indexer.maintain import FTS_INDEX, VECTOR_INDEX, fts_options_differ, indices
+    from vq.indexer.maintain import FTS_INDEX, VECTOR_INDEX, fts_options_differ, indices
 
     found = indices(index.chunks)  # indexer.maintain is light: no torch, no model
     out = []
@@ -347,8 +347,8 @@ def _unindexed(name: str, config: Any) -> Check:
 
 def stale_check(settings: Settings, index: Any) -> Check:
     """Files new, changed or deleted since the last build: a stat walk, nothing read."""
-    from indexer.discover import discover_for
-    from indexer.reconcile import read_manifest, reconcile
+    from vq.indexer.discover import discover_for
+    from vq.indexer.reconcile import read_manifest, reconcile
 
     manifest = read_manifest(index)
     found = discover_for(settings)
@@ -374,7 +374,7 @@ def stale_check(settings: Settings, index: Any) -> Check:
 
 
 def lock_check(settings: Settings) -> Check:
-    from core.lock import lock_state
+    from vq.core.lock import lock_state
 
     holder = lock_state(settings.build_lock)
     if holder:
@@ -384,7 +384,7 @@ def lock_check(settings: Settings) -> Check:
 
 
 def build_check(index: Any) -> Check:
-    from query.status import last_build
+    from vq.query.status import last_build
 
     b = last_build(index)
     if b is None:

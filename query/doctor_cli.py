@@ -1,4 +1,4 @@
-"""`vq doctor`: print the checks from ``query.doctor``; exit 1 when any failed.
+"""`vq doctor`: print the checks from ``vq.query.doctor``; exit 1 when any failed.
 
 Settings are loaded by the checks themselves (not ``settings_from``), so a
 broken config is a ✗ line with its fix rather than an error exit.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from core.cli import echo_json
+from vq.core.cli import echo_json
 
 EPILOG = """\b
 Exit codes:
@@ -28,7 +28,7 @@ def doctor(ctx: click.Context, as_json: bool, no_model: bool) -> None:
     One line per check: ✓ fine, ⚠ works but needs attention, ✗ broken, – skipped.
     Every ⚠ and ✗ is followed by a "next:" line. Doctor writes nothing.
     """
-    from query.doctor import SYMBOLS, run_checks
+    from vq.query.doctor import SYMBOLS, run_checks
 
     root = ctx.find_root().obj or {}
     report = run_checks(root.get("config"), root.get("overrides"), model=not no_model)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.encoder import shared_model
+from vq.core.encoder import shared_model
 
 
 def query_encoder(model: str, device: str) -> Any:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import pathspec
 
-from core.errors import VqError
-from core.store import Index, path_filter, sql_in, sql_str
+from vq.core.errors import VqError
+from vq.core.store import Index, path_filter, sql_in, sql_str
 
 
 @dataclass(frozen=True)

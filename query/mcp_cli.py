@@ -6,7 +6,7 @@ import ipaddress
 
 import click
 
-from core.cli import settings_from
+from vq.core.cli import settings_from
 
 LOOPBACK = "127.0.0.1"
 
@@ -50,7 +50,7 @@ def mcp(ctx: click.Context, http: str | None) -> None:
 
     and keep the index fresh with `vq build` from cron or `vq schedule`.
     """
-    from query.mcp_server import serve
+    from vq.query.mcp_server import serve
 
     settings = settings_from(ctx)
     address = parse_address(http) if http else None

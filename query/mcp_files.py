@@ -14,9 +14,9 @@ import re
 import stat
 from typing import Any
 
-from core import store
-from core.errors import VqError
-from core.settings import Vault
+from vq.core import store
+from vq.core.errors import VqError
+from vq.core.settings import Vault
 
 MAX_LINES = 400
 MAX_BYTES = 64 * 1024

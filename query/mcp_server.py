@@ -22,16 +22,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from core import store
-from core.errors import VqError
-from core.schema import IndexMeta
-from core.settings import Settings
-from query import mcp_files as files
-from query.filters import Filters
-from query.mcp_files import MAX_BYTES, MAX_LINES
-from query.output import explain_json, hit_json
-from query.search import Query, Result, search
-from query.status import read_status
+from vq.core import store
+from vq.core.errors import VqError
+from vq.core.schema import IndexMeta
+from vq.core.settings import Settings
+from vq.query import mcp_files as files
+from vq.query.filters import Filters
+from vq.query.mcp_files import MAX_BYTES, MAX_LINES
+from vq.query.output import explain_json, hit_json
+from vq.query.search import Query, Result, search
+from vq.query.status import read_status
 
 log = logging.getLogger("vq.mcp")
 
@@ -202,7 +202,7 @@ class VqService:
     def _check_freshness(self, last: dict[str, Any] | None) -> dict[str, Any]:
         """The stat walk `vq status --check` runs (imported on demand: it uses the
         indexer's discovery to decide what a build would index; it reads no file)."""
-        from jobs.freshness import check_freshness
+        from vq.jobs.freshness import check_freshness
 
         result = check_freshness(self.settings, self.index(), last)
         return {"fresh": result.fresh, "files_on_disk": result.files,

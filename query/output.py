@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from query.search import Hit, Result
+from vq.query.search import Hit, Result
 
 SNIPPET_CHARS = 240
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")

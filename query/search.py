@@ -11,12 +11,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import store
-from core.errors import VqError
-from core.settings import METHODS, Settings
-from query import fusion, warm
-from query.encoders import cross_encoder, query_encoder
-from query.filters import Filters, combine, explain_empty, predicates
+from vq.core import store
+from vq.core.errors import VqError
+from vq.core.settings import METHODS, Settings
+from vq.query import fusion, warm
+from vq.query.encoders import cross_encoder, query_encoder
+from vq.query.filters import Filters, combine, explain_empty, predicates
 
 COLUMNS = ["id", "vault", "path", "kind", "language", "breadcrumb", "symbol", "start_line",
            "end_line", "page", "text", "body_start", "doc_date", "mtime"]

@@ -1,4 +1,4 @@
-"""`vq search`: parse, call ``query.search.search``, format, exit like ripgrep."""
+"""`vq search`: parse, call ``vq.query.search.search``, format, exit like ripgrep."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from core.cli import echo_json, output_options, settings_from, vault_ids
+from vq.core.cli import echo_json, output_options, settings_from, vault_ids
 
 
 @click.command()
@@ -37,9 +37,9 @@ from core.cli import echo_json, output_options, settings_from, vault_ids
 @click.pass_context
 def search(ctx: click.Context, query: tuple[str, ...], method: str | None, **opts) -> None:
     """Search the index. Exit 0 with results, 1 with none, 2 on error."""
-    from query.filters import Filters
-    from query.search import Query
-    from query.search import search as run
+    from vq.query.filters import Filters
+    from vq.query.search import Query
+    from vq.query.search import search as run
 
     settings = settings_from(ctx)
     text = " ".join(query)
@@ -61,7 +61,7 @@ def search(ctx: click.Context, query: tuple[str, ...], method: str | None, **opt
 
 
 def _emit(res, text: str, as_json: bool, files_only: bool, explain: bool) -> None:
-    from query.output import explain_json, hit_json, render, unique_paths
+    from vq.query.output import explain_json, hit_json, render, unique_paths
 
     if as_json:
         hits = [hit_json(h, text, with_text=explain) for h in res.hits]

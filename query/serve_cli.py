@@ -7,7 +7,7 @@ import threading
 
 import click
 
-from core.cli import settings_from
+from vq.core.cli import settings_from
 
 
 @click.command()
@@ -18,7 +18,7 @@ def serve(ctx: click.Context) -> None:
     `vq search` uses it when it is up (see `--explain`: encoder=service pid N)
     and encodes in-process when it is not. `vq schedule` serves too.
     """
-    from core.service import model_for, start
+    from vq.core.service import model_for, start
 
     settings = settings_from(ctx)
     service = start(settings.index_dir, model_for(settings), settings.device)

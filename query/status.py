@@ -6,9 +6,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core import store
-from core.lock import lock_state
-from core.settings import Settings
+from vq.core import store
+from vq.core.lock import lock_state
+from vq.core.settings import Settings
 
 
 @dataclass
@@ -60,7 +60,7 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
     out.vaults = list(by_vault.values())
     out.last_build = last_build(index)
     out.lock = lock_state(settings.build_lock)
-    from query import warm
+    from vq.query import warm
 
     out.service = warm.info(settings.index_dir)
     return out

@@ -1,7 +1,7 @@
 """`vq status`: per-vault counts, errors and the last build, without torch.
 
 ``--check`` turns it into a freshness probe for CI and monitoring: a stat walk
-against the manifest (``jobs.freshness``, imported only for ``--check``), exit
+against the manifest (``vq.jobs.freshness``, imported only for ``--check``), exit
 0 fresh, 1 stale, 2 error. Still no model and no torch.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from core.cli import echo_json, settings_from
+from vq.core.cli import echo_json, settings_from
 
 CHECK_CODES = """\b
 Exit codes with --check:
@@ -39,7 +39,7 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
     if check:
         _check(ctx, as_json, max_age)
         return
-    from query.status import read_status
+    from vq.query.status import read_status
 
     st = read_status(settings_from(ctx))
     if as_json:
@@ -76,10 +76,10 @@ def _ago(seconds: float) -> str:
 
 def _check(ctx: click.Context, as_json: bool, max_age: str | None) -> None:
     """`vq status --check`: print the verdict on stdout, exit 0 fresh or 1 stale."""
-    from core import store
-    from jobs.freshness import check_freshness
-    from jobs.timespec import parse_duration
-    from query.status import last_build
+    from vq.core import store
+    from vq.jobs.freshness import check_freshness
+    from vq.jobs.timespec import parse_duration
+    from vq.query.status import last_build
 
     limit = parse_duration(max_age, "--max-age") if max_age is not None else None
     settings = settings_from(ctx)

@@ -13,8 +13,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from core.paths import service_socket
-from core.service import MAX_MESSAGE
+from vq.core.paths import service_socket
+from vq.core.service import MAX_MESSAGE
 
 CONNECT_TIMEOUT = 0.2
 READ_TIMEOUT = 5.0

@@ -1,7 +1,7 @@
 """Shared fixtures: every test gets its own config and index dirs under tmp_path.
 
 The real model loads once per session (``encoder``) and is handed to in-process
-builds; searches reuse ``query.encoders``' per-process cache.
+builds; searches reuse ``vq.query.encoders``' per-process cache.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def config_file(tmp_path, vault) -> Path:
 
 @pytest.fixture
 def settings(config_file):
-    from core.settings import load_settings
+    from vq.core.settings import load_settings
 
     return load_settings(str(config_file))
 
@@ -144,7 +144,7 @@ def settings(config_file):
 @pytest.fixture(scope="session")
 def encoder():
     """The real bundled MiniLM, loaded once for the whole session."""
-    from query.encoders import query_encoder
+    from vq.query.encoders import query_encoder
 
     return query_encoder("all-MiniLM-L6-v2", "cpu")
 
@@ -152,7 +152,7 @@ def encoder():
 @pytest.fixture
 def build(encoder):
     """In-process locked build with the session's model: ``build(settings, **kw)``."""
-    from jobs.runner import locked_build
+    from vq.jobs.runner import locked_build
 
     def run(settings, **kwargs):
         return locked_build(settings, encoder=encoder, **kwargs)
@@ -171,7 +171,7 @@ def built(settings, build):
 @pytest.fixture
 def cli():
     """Invoke the real `vq` click command in-process: ``cli("--config", f, "status")``."""
-    from query.cli import cli as root
+    from vq.cli import cli as root
 
     runner = CliRunner()
 
@@ -184,6 +184,6 @@ def cli():
 def run_vq(*args, env=None, timeout=300, **kwargs) -> subprocess.CompletedProcess:
     """`vq` in a fresh interpreter, as cron or a shell would run it."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "query.cli", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "vq", *map(str, args)],
                           capture_output=True, text=True, env=full_env, timeout=timeout,
                           cwd=kwargs.pop("cwd", None), **kwargs)

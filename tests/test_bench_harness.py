@@ -40,8 +40,8 @@ def test_generator_is_deterministic_and_sizes_are_prefixes(tmp_path):
 
 
 def test_generated_notes_look_like_notes_and_chunk_cleanly(tmp_path):
-    from indexer.handlers import handler_for
-    from indexer.handlers.base import Limits
+    from vq.indexer.handlers import handler_for
+    from vq.indexer.handlers.base import Limits
 
     genvault.generate(tmp_path, genvault.Spec(80, seed=4))
     notes = [p.read_text() for p in tmp_path.rglob("*.md")]

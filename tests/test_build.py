@@ -9,11 +9,11 @@ import textwrap
 
 import pytest
 
-from core import store
-from core.errors import IndexMismatch
-from core.settings import load_settings
-from jobs.runner import Skipped
 from tests.conftest import write_config
+from vq.core import store
+from vq.core.errors import IndexMismatch
+from vq.core.settings import load_settings
+from vq.jobs.runner import Skipped
 
 pytestmark = pytest.mark.model
 
@@ -133,7 +133,7 @@ def test_other_model_is_refused_until_rebuild(built, build):
 
 
 def test_row_added_after_fts_index_is_found_lexically(built, build, vault):
-    from query.search import Query, search
+    from vq.query.search import Query, search
 
     (vault / "late.md").write_text("# Late\n\nThe zorblax frobnicator arrived late.\n")
     build(built)
@@ -166,8 +166,8 @@ def test_build_skips_when_another_process_holds_the_lock(built, build, cli, conf
 def test_builds_log_is_trimmed_and_compacted(built, build, monkeypatch):
     """Every build appends a record: left alone, months of cron builds would leave one
     fragment and one version each. Past the threshold the log keeps the newest rows."""
-    from indexer import maintain
-    from query.status import last_build
+    from vq.indexer import maintain
+    from vq.query.status import last_build
 
     monkeypatch.setattr(maintain, "BUILDS_COMPACT_AT", 4)
     monkeypatch.setattr(maintain, "BUILD_HISTORY", 2)
@@ -188,8 +188,8 @@ def test_stop_words_are_indexed_and_an_old_fts_index_is_rebuilt(built, build, va
     index whose FTS index dropped them gets a new FTS index, and nothing re-encoded."""
     from lancedb.index import FTS
 
-    from indexer import maintain
-    from query.search import Query, search
+    from vq.indexer import maintain
+    from vq.query.search import Query, search
 
     (vault / "flags.md").write_text("# Flags\n\nturn it off and do not restart\n")
     build(built)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.handlers import HANDLED_EXTENSIONS, Document, Limits, handler_for
-from indexer.handlers.code import code_handler, language_for
-from indexer.handlers.text import text_handler
+from vq.indexer.handlers import HANDLED_EXTENSIONS, Document, Limits, handler_for
+from vq.indexer.handlers.code import code_handler, language_for
+from vq.indexer.handlers.text import text_handler
 
 PYTHON = '''\
 """Billing helpers."""

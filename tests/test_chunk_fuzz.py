@@ -9,10 +9,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.handlers import Document, Limits
-from indexer.handlers.code import LANGUAGE_BY_EXTENSION, code_handler
-from indexer.handlers.markdown import markdown_handler
-from indexer.handlers.text import text_handler
+from vq.indexer.handlers import Document, Limits
+from vq.indexer.handlers.code import LANGUAGE_BY_EXTENSION, code_handler
+from vq.indexer.handlers.markdown import markdown_handler
+from vq.indexer.handlers.text import text_handler
 
 FUZZ = settings(max_examples=200, deadline=None)
 
@@ -93,7 +93,7 @@ def lines_of(text: str) -> list[str]:
 
 
 def assert_invariants(text: str, document: Document, skipped: int = 0) -> None:
-    """The contract in ``indexer.handlers.base``; ``skipped`` leading lines are frontmatter."""
+    """The contract in ``vq.indexer.handlers.base``; ``skipped`` leading lines are frontmatter."""
     lines = lines_of(text)
     covered: list[int] = []
     previous_end = 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.handlers import Document, Limits, handler_for
-from indexer.handlers.markdown import markdown_handler
+from vq.indexer.handlers import Document, Limits, handler_for
+from vq.indexer.handlers.markdown import markdown_handler
 
 RUNBOOK = """\
 ---

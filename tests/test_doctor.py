@@ -64,7 +64,7 @@ def test_fts_index_from_an_older_vq_is_a_warning_until_the_next_build(built, con
                                                                        build):
     from lancedb.index import FTS
 
-    from core import store
+    from vq.core import store
 
     store.open_index(built.index_dir).chunks.create_index("text", config=FTS(), replace=True)
     result = cli("--config", config_file, "doctor", "--no-model")
@@ -146,7 +146,7 @@ def test_held_lock_names_its_holder(tmp_path, vault, cli):
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, pathlib; from filelock import FileLock; "
-         "from core.lock import write_holder; p = pathlib.Path(sys.argv[1]); "
+         "from vq.core.lock import write_holder; p = pathlib.Path(sys.argv[1]); "
          "l = FileLock(str(p)); l.acquire(); write_holder(p); print('held', flush=True); "
          "sys.stdin.read()", str(lock_path)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -165,7 +165,7 @@ def test_held_lock_names_its_holder(tmp_path, vault, cli):
 @pytest.mark.slow
 def test_no_model_never_imports_torch(config_file):
     probe = ("import runpy, sys; sys.argv = ['vq'] + sys.argv[1:]\n"
-             "try:\n    runpy.run_module('query.cli', run_name='__main__')\n"
+             "try:\n    runpy.run_module('vq', run_name='__main__')\n"
              "except SystemExit as e:\n    code = e.code\n"
              "print('TORCH', 'torch' in sys.modules, 'sentence_transformers' in sys.modules, "
              "file=sys.stderr)")

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from core import store
-from core.errors import ConfigError
-from core.settings import load_settings
-from indexer.discover import discover
-from indexer.extract_cache import CACHE_DIR, ExtractCache, Extracted, FileChunker
-from indexer.handlers import HandlerError, Limits, handler_for
-from indexer.handlers.html import extract_html, html_handler
-from indexer.handlers.pdf import PAGE_BREAK, pdf_handler
-from indexer.hooks import HookFailed, hook_name, hook_text, run_hook
 from tests.conftest import write_config, write_tree
 from tests.test_chunk_fuzz import assert_invariants
+from vq.core import store
+from vq.core.errors import ConfigError
+from vq.core.settings import load_settings
+from vq.indexer.discover import discover
+from vq.indexer.extract_cache import CACHE_DIR, ExtractCache, Extracted, FileChunker
+from vq.indexer.handlers import HandlerError, Limits, handler_for
+from vq.indexer.handlers.html import extract_html, html_handler
+from vq.indexer.handlers.pdf import PAGE_BREAK, pdf_handler
+from vq.indexer.hooks import HookFailed, hook_name, hook_text, run_hook
 
 PAGES = [
     ["Field manual", "", "Keep the generator fuelled before every night shift."],
@@ -238,7 +238,7 @@ def test_hook_config_loads(tmp_path) -> None:
 
 
 def test_discovery_claims_hooked_extensions_and_skips_vendor_in_code(tmp_path) -> None:
-    from core.settings import Vault
+    from vq.core.settings import Vault
 
     write_tree(tmp_path / "v", {"a.docx": "x", "b.odt": "y", "vendor/lib.py": "z",
                                 "vendor.md": "w"})
@@ -317,7 +317,7 @@ def docs_settings(tmp_path):
 
 @pytest.mark.model
 def test_documents_build_search_and_cache(docs_settings, build, cli, monkeypatch, tmp_path):
-    import indexer.extract_cache as extract_cache
+    import vq.indexer.extract_cache as extract_cache
 
     calls = []  # successful PDF extractions (failures are never cached)
     real = extract_cache.extract_pdf

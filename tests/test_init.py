@@ -9,10 +9,10 @@ import subprocess
 import pytest
 import yaml
 
-from core.settings import load_settings
-from indexer.discover import discover
-from indexer.project import inspect_project
 from tests.conftest import run_vq, write_tree
+from vq.core.settings import load_settings
+from vq.indexer.discover import discover
+from vq.indexer.project import inspect_project
 
 PROJECT = {
     ".vault/adr/0001-storage-engine.md": """\

@@ -43,8 +43,8 @@ def test_fresh_after_a_build_then_stale_with_what_changed_then_fresh_again(
 @pytest.mark.model
 def test_touched_and_half_rewritten_files_and_a_removed_vault_are_stale(
         cli, built, vault, tmp_path):
-    from core import store
-    from indexer.write import mark_pending
+    from vq.core import store
+    from vq.indexer.write import mark_pending
 
     stat = (vault / "errors.md").stat()
     os.utime(vault / "errors.md", ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
@@ -65,9 +65,9 @@ def test_touched_and_half_rewritten_files_and_a_removed_vault_are_stale(
 
 @pytest.mark.model
 def test_max_age_compares_the_last_build_with_now(built):
-    from core import store
-    from jobs.freshness import check_freshness
-    from query.status import last_build
+    from vq.core import store
+    from vq.jobs.freshness import check_freshness
+    from vq.query.status import last_build
 
     index = store.open_index(built.index_dir)
     last = last_build(index)
@@ -98,7 +98,7 @@ def test_check_without_an_index_is_an_error(cli, config_file):
 
 SCRIPT = textwrap.dedent("""\
     import json, sys
-    from query.cli import cli
+    from vq.cli import cli
     try:
         cli(sys.argv[2:], prog_name="vq")
     except SystemExit as exc:

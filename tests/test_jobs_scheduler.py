@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from core.errors import VqError
-from core.settings import load_settings
 from tests.conftest import write_config, write_tree
+from vq.core.errors import VqError
+from vq.core.settings import load_settings
 
 FAST = {"cron": "* * * * * *", "jitter_seconds": 0, "misfire_grace_seconds": 5}
 
@@ -53,7 +53,7 @@ def next_record(log_file: Path, after: int, match, what: str) -> tuple[int, dict
 
 
 def chunk_texts(settings, vault: str) -> list[str]:
-    from core import store
+    from vq.core import store
 
     index = store.open_index(settings.index_dir)
     rows = index.chunks.search().where(f"vault = '{vault}'").select(["text"]).limit(None)
@@ -61,7 +61,7 @@ def chunk_texts(settings, vault: str) -> list[str]:
 
 
 def manifest_count(settings) -> int:
-    from core import store
+    from vq.core import store
 
     return store.open_index(settings.index_dir).files.count_rows()
 
@@ -69,9 +69,9 @@ def manifest_count(settings) -> int:
 @pytest.mark.model
 def test_ticks_index_pick_up_edits_skip_a_held_lock_and_follow_the_config(
         tmp_path, vault, code_vault, encoder):
-    from core.lock import lock_state, write_holder
-    from jobs.runlog import RunLog
-    from jobs.scheduler import Daemon
+    from vq.core.lock import lock_state, write_holder
+    from vq.jobs.runlog import RunLog
+    from vq.jobs.scheduler import Daemon
 
     log_file = tmp_path / "schedule.log"
     config = {"index_dir": str(tmp_path / "index"),
@@ -143,7 +143,7 @@ def test_a_bad_cron_fails_at_start_with_the_fix(cli, config_file):
     ("30 6 * * */2", {6, 1, 3, 5}),        # every other day from Sunday: sun, tue, thu, sat
 ])
 def test_cron_weekdays_mean_what_cron_means(expr, weekdays):
-    from jobs.cron import cron_trigger
+    from vq.jobs.cron import cron_trigger
 
     trigger = cron_trigger(expr, timezone="UTC")
     now, seen = datetime.fromisoformat("2026-01-01T00:00:00+00:00"), set()
@@ -155,7 +155,7 @@ def test_cron_weekdays_mean_what_cron_means(expr, weekdays):
 
 
 def test_cron_refuses_day_and_weekday_together():
-    from jobs.cron import cron_trigger
+    from vq.jobs.cron import cron_trigger
 
     with pytest.raises(VqError, match="both the day of month and the weekday"):
         cron_trigger("0 3 1 * 1")
@@ -167,9 +167,9 @@ def test_cron_refuses_day_and_weekday_together():
 def test_sigterm_during_a_build_stops_after_the_batch_and_the_next_build_converges(
         tmp_path, vault, config_file, built, build):
     """The daemon's build is caught mid-encode; SIGTERM lets it finish that batch only."""
-    from core import store
-    from core.lock import lock_state
-    from jobs.freshness import check_freshness
+    from vq.core import store
+    from vq.core.lock import lock_state
+    from vq.jobs.freshness import check_freshness
 
     batch, extra = 24, 12
     write_tree(vault, {f"bulk/{i:04d}.md": f"# Note {i}\n\nItem {i} of the bulk: "
@@ -179,7 +179,7 @@ def test_sigterm_during_a_build_stops_after_the_batch_and_the_next_build_converg
             "write_batch_files": batch, "schedule": {**FAST, "stop_timeout_seconds": 300}}
     write_config(config_file, data)
     err = (tmp_path / "daemon.err").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "query.cli", "--config", str(config_file),
+    proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config_file),
                              "schedule", "--no-serve"], stdout=subprocess.DEVNULL, stderr=err)
     try:
         # torch loads only inside a batch's encode step, past the batch's stop check.

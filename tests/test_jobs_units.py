@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import VqError
-from core.settings import load_settings
 from tests.conftest import write_config
+from vq.core.errors import VqError
+from vq.core.settings import load_settings
 
 ANALYZE = shutil.which("systemd-analyze")
 
@@ -59,7 +59,7 @@ def odd_settings(tmp_path, vault):
 
 
 def test_systemd_units_parse_and_verify(tmp_path, odd_settings):
-    from jobs.units import systemd_units, vq_command
+    from vq.jobs.units import systemd_units, vq_command
 
     environ = {"VQ_DEVICE": "cpu", "XDG_DATA_HOME": "/srv/vq data", "VQ_CONFIG": "/elsewhere",
                "HOME": "/root", "PATH": "/bin"}
@@ -99,8 +99,8 @@ def test_systemd_units_parse_and_verify(tmp_path, odd_settings):
 def test_intervals_fire_as_often_as_they_say(interval, step):
     """The systemd calendar (per systemd-analyze) and the cron form (per APScheduler) both
     fire every ``step`` seconds."""
-    from jobs.cron import cron_trigger
-    from jobs.timespec import interval_to_cron, interval_to_oncalendar
+    from vq.jobs.cron import cron_trigger
+    from vq.jobs.timespec import interval_to_cron, interval_to_oncalendar
 
     if step >= 60:
         trigger = cron_trigger(interval_to_cron(interval), timezone="UTC")
@@ -129,7 +129,7 @@ def test_intervals_fire_as_often_as_they_say(interval, step):
 
 @pytest.mark.parametrize("interval", ["7min", "45s", "5h", "2d", "soon", "0s"])
 def test_intervals_that_do_not_divide_their_unit_are_refused(interval):
-    from jobs.timespec import interval_to_oncalendar
+    from vq.jobs.timespec import interval_to_oncalendar
 
     with pytest.raises(VqError):
         interval_to_oncalendar(interval)

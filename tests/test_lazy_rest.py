@@ -7,7 +7,7 @@ import sys
 
 PROBE = """
 import sys
-from core import store
+from vq.core import store
 db = store.connect(sys.argv[1])
 print('API', 'lance_namespace_urllib3_client.api' in sys.modules)
 print('TABLES', list(db.list_tables().tables))
@@ -29,7 +29,7 @@ def test_rest_client_is_deferred_and_loads_on_first_use(tmp_path):
 
 
 def test_an_already_imported_package_is_left_alone(tmp_path):
-    from core import lazy_rest, store
+    from vq.core import lazy_rest, store
 
     store.connect(str(tmp_path / "db"))  # lancedb, and with it the package, is imported
     before = sys.modules[lazy_rest.PACKAGE]

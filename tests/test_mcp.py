@@ -22,9 +22,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from core import store
-from query.mcp_server import MAX_BYTES, MAX_LINES, VqService, build_server
 from tests.conftest import write_tree
+from vq.core import store
+from vq.query.mcp_server import MAX_BYTES, MAX_LINES, VqService, build_server
 
 pytestmark = pytest.mark.model
 
@@ -33,9 +33,9 @@ HIT_FIELDS = {"rank", "score", "vault", "path", "abs_path", "start_line", "end_l
 
 
 def over_stdio(config_file: Path, body: Any, errlog: Path | None = None) -> Any:
-    """Run ``await body(client)`` against `python -m query.cli --config CFG mcp`."""
+    """Run ``await body(client)`` against `python -m vq --config CFG mcp`."""
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "query.cli", "--config", str(config_file), "mcp"],
+        command=sys.executable, args=["-m", "vq", "--config", str(config_file), "mcp"],
         env=dict(os.environ), cwd=os.getcwd())
 
     async def main() -> Any:
@@ -175,9 +175,9 @@ def test_get_refuses_paths_outside_the_index(built, config_file, vault, tmp_path
 BUILDER = """
     import sys
     from pathlib import Path
-    from core.encoder import shared_model
-    from core.settings import load_settings
-    from jobs.runner import locked_build
+    from vq.core.encoder import shared_model
+    from vq.core.settings import load_settings
+    from vq.jobs.runner import locked_build
     settings = load_settings({config!r})
     root = Path({vault!r})
     shared_model("encoder", settings.model, settings.device, settings.batch_size)
@@ -296,13 +296,13 @@ def free_port() -> int:
 
 
 def test_http_transport_on_loopback(built, config_file):
-    from query.mcp_cli import parse_address
+    from vq.query.mcp_cli import parse_address
 
     assert parse_address("8765") == ("127.0.0.1", 8765)
     assert parse_address(":8765") == ("127.0.0.1", 8765)
     assert parse_address("[::1]:8765") == ("::1", 8765)
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "query.cli", "--config", str(config_file),
+    server = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config_file),
                                "mcp", "--http", str(port)], stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60

@@ -11,10 +11,10 @@ import os
 import numpy as np
 import pytest
 
-from core.encoder import Device, Encoder, pool_targets
-from core.errors import AcceleratorRequired, ConfigError
-from core.settings import load_settings
 from tests.conftest import write_config
+from vq.core.encoder import Device, Encoder, pool_targets
+from vq.core.errors import AcceleratorRequired, ConfigError
+from vq.core.settings import load_settings
 
 CPU = Device("cpu", "configured")
 
@@ -121,8 +121,8 @@ def _running(pid: int) -> bool:
 @pytest.mark.model
 @pytest.mark.slow
 def test_a_build_with_the_pool_writes_the_same_vectors(settings, pooled, encoder):
-    from core import store
-    from jobs.runner import locked_build
+    from vq.core import store
+    from vq.jobs.runner import locked_build
 
     pooled.batch_size = 2  # the test vault's few chunks still make several batches
     summary = locked_build(settings, encoder=pooled)

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from core import store
-from core.errors import ConfigError
-from core.settings import load_settings
-from jobs.runner import Skipped, locked_build
 from tests.conftest import REPO, run_vq, write_config
 from tests.reliability import harness, readers
+from vq.core import store
+from vq.core.errors import ConfigError
+from vq.core.settings import load_settings
+from vq.jobs.runner import Skipped, locked_build
 
 SERVER = """
 import sys
@@ -158,7 +158,7 @@ def test_storage_options_from_config_reach_lancedb(tmp_path, s3_endpoint, monkey
         "aws_access_key_id": AWS["AWS_ACCESS_KEY_ID"],
         "aws_secret_access_key": "${VQ_TEST_KEY}"}})
     s = load_settings(str(cfg))
-    from core.schema import IndexMeta
+    from vq.core.schema import IndexMeta
 
     index = store.create_index(s.index_dir, IndexMeta(model="m", dim=4),
                                storage_options=s.storage_options)
@@ -260,7 +260,7 @@ def test_readers_keep_searching_while_the_writer_commits(tmp_path, s3_uri):
 
 def vq_build(cfg: Path, lock: Path) -> subprocess.Popen:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "VQ_LOCK_PATH": str(lock)}
-    return subprocess.Popen([sys.executable, "-m", "query.cli", "--config", str(cfg), "build",
+    return subprocess.Popen([sys.executable, "-m", "vq", "--config", str(cfg), "build",
                              "--json", "--no-progress"], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -274,7 +274,7 @@ def test_two_builders_anyway_leave_readable_tables_and_a_build_converges(
     readable; a builder may lose a commit conflict and fail saying so. vq's own
     bookkeeping can end up with duplicate rows (both builders wrote the same file),
     which the next plain build detects and repairs (see the deterministic test below)."""
-    from query.search import Query, search
+    from vq.query.search import Query, search
 
     vault = tmp_path / "vault"
     harness.write_vault(vault, 3, 20)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from indexer.progress import NullProgress, RichProgress, make_progress
+from vq.indexer.progress import NullProgress, RichProgress, make_progress
 
 
 def test_each_stage_keeps_one_bar_whose_total_grows_per_batch():

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from core import store
-from query.filters import Filters
-from query.search import Query, search
 from tests.conftest import run_vq, write_config, write_tree
+from vq.core import store
+from vq.query.filters import Filters
+from vq.query.search import Query, search
 
 pytestmark = pytest.mark.model
 
@@ -94,9 +94,9 @@ def test_rerank_order_follows_the_cross_encoder(built, tmp_path):
 
     from sentence_transformers import CrossEncoder
 
-    from core.encoder import model_location
-    from core.settings import SearchSettings
-    from query.encoders import cross_encoder
+    from vq.core.encoder import model_location
+    from vq.core.settings import SearchSettings
+    from vq.query.encoders import cross_encoder
 
     path = tmp_path / "cross"
     CrossEncoder(model_location("all-MiniLM-L6-v2"), num_labels=1).save(str(path))
@@ -116,8 +116,8 @@ def test_search_during_a_concurrent_build_never_errors(tmp_path, built, config_f
     script = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from core.settings import load_settings
-        from jobs.runner import locked_build
+        from vq.core.settings import load_settings
+        from vq.jobs.runner import locked_build
         settings = load_settings({str(config_file)!r})
         root = Path({str(vault)!r})
         for round in range(4):
@@ -144,9 +144,9 @@ def test_cold_cli_paths_stay_light(built, config_file):
     """status, --help and lexical search never import torch; search never imports indexer;
     nor LanceDB's REST API classes (core/lazy_rest.py)."""
     probe = ("import runpy, sys; sys.argv = ['vq'] + sys.argv[1:]\n"
-             "try:\n    runpy.run_module('query.cli', run_name='__main__')\n"
+             "try:\n    runpy.run_module('vq', run_name='__main__')\n"
              "except SystemExit: pass\n"
-             "print('MODS', 'torch' in sys.modules, any(m.startswith('indexer') "
+             "print('MODS', 'torch' in sys.modules, any(m.startswith('vq.indexer') "
              "for m in sys.modules), 'lance_namespace_urllib3_client.api' in sys.modules, "
              "file=sys.stderr)")
     for args in (["--help"], ["status"], ["search", "--method", "lexical", "E4711"]):
@@ -160,7 +160,7 @@ def test_cold_cli_paths_stay_light(built, config_file):
 def test_closed_pipe_exits_quietly(built, config_file):
     write_tree(built.vault("notes").path, {f"many{i}.md": f"# Many {i}\n\nrelease {i}\n"
                                            for i in range(5)})
-    cmd = (f"{sys.executable} -m query.cli --config {config_file} search release "
+    cmd = (f"{sys.executable} -m vq --config {config_file} search release "
            "--method lexical --files | head -0")
     out = subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=120)
     assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr

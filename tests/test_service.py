@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from core.paths import service_socket
-from query import warm
-from query.search import Query, search
+from vq.core.paths import service_socket
+from vq.query import warm
+from vq.query.search import Query, search
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -32,7 +32,7 @@ def wait_for(predicate, timeout=180.0):
 
 
 def start_server(index_dir, config_file):
-    proc = subprocess.Popen([sys.executable, "-m", "query.cli", "--config", str(config_file),
+    proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config_file),
                              "serve"], stderr=subprocess.PIPE, text=True)
     wait_for(lambda: warm.encode(index_dir, "all-MiniLM-L6-v2", ["warm up"]))
     return proc
@@ -47,9 +47,9 @@ def stop_server(proc):
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory, encoder):
     """One index and one server for the tests that leave the server running."""
-    from core.settings import load_settings
-    from jobs.runner import locked_build
     from tests.conftest import NOTES, write_config, write_tree
+    from vq.core.settings import load_settings
+    from vq.jobs.runner import locked_build
 
     root = tmp_path_factory.mktemp("warm")
     write_tree(root / "notes", NOTES)
@@ -122,7 +122,7 @@ def test_concurrent_clients_disconnects_and_oversized_requests(shared):
 def test_warm_hybrid_search_from_a_cold_shell_imports_no_torch(shared):
     _, config_file, served = shared
     probe = ("import runpy, sys; sys.argv = ['vq'] + sys.argv[1:]\n"
-             "try:\n    runpy.run_module('query.cli', run_name='__main__')\n"
+             "try:\n    runpy.run_module('vq', run_name='__main__')\n"
              "except SystemExit: pass\n"
              "print('TORCH', 'torch' in sys.modules, file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", probe, "--config", str(config_file), "search",
@@ -137,7 +137,7 @@ def test_service_loads_the_model_a_request_names(shared, tmp_path, cli):
     built, config_file, served = shared
     from sentence_transformers import SentenceTransformer
 
-    from core.encoder import model_location
+    from vq.core.encoder import model_location
 
     other = tmp_path / "other-model"
     SentenceTransformer(model_location("all-MiniLM-L6-v2"), device="cpu").save(str(other))

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ConfigError
-from core.settings import load_settings
 from tests.conftest import REPO, write_config
+from vq.core.errors import ConfigError
+from vq.core.settings import load_settings
 
 
 def test_example_config_loads_every_key():

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer.discover import FileEntry
-from indexer.extract_cache import skip_reason
-from indexer.handlers import Document, Limits, treesitter
-from indexer.handlers.code import code_handler
-from indexer.rows import document_rows
 from tests.conftest import write_config, write_tree
 from tests.test_chunk_fuzz import FUZZ, assert_invariants, assert_sizes, limits_strategy
+from vq.indexer.discover import FileEntry
+from vq.indexer.extract_cache import skip_reason
+from vq.indexer.handlers import Document, Limits, treesitter
+from vq.indexer.handlers.code import code_handler
+from vq.indexer.rows import document_rows
 
 Row = tuple[int, int, str, str]
 DEFAULT = Limits()
@@ -380,7 +380,7 @@ CODE_VAULT = {
 
 @pytest.fixture
 def code_settings(tmp_path):
-    from core.settings import load_settings
+    from vq.core.settings import load_settings
 
     root = tmp_path / "src"
     write_tree(root, CODE_VAULT)

@@ -10,12 +10,12 @@ because their format says how to decode it.
 
 from __future__ import annotations
 
-from indexer.handlers.base import Chunk, Document, Handler, HandlerError, Limits
-from indexer.handlers.code import LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILENAME, code_handler
-from indexer.handlers.html import html_handler
-from indexer.handlers.markdown import markdown_handler
-from indexer.handlers.pdf import pdf_handler
-from indexer.handlers.text import text_handler
+from vq.indexer.handlers.base import Chunk, Document, Handler, HandlerError, Limits
+from vq.indexer.handlers.code import LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILENAME, code_handler
+from vq.indexer.handlers.html import html_handler
+from vq.indexer.handlers.markdown import markdown_handler
+from vq.indexer.handlers.pdf import pdf_handler
+from vq.indexer.handlers.text import text_handler
 
 __all__ = [
     "BINARY_HANDLERS",

@@ -21,8 +21,8 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from indexer.handlers import treesitter
-from indexer.handlers.base import (
+from vq.indexer.handlers import treesitter
+from vq.indexer.handlers.base import (
     Chunk,
     Document,
     Limits,

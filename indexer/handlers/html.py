@@ -19,8 +19,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from indexer.handlers.base import Document, Limits
-from indexer.handlers.markdown import markdown_handler
+from vq.indexer.handlers.base import Document, Limits
+from vq.indexer.handlers.markdown import markdown_handler
 
 _SKIP = frozenset({"head", "script", "style", "noscript", "template", "nav", "svg", "math",
                    "iframe", "object", "embed", "canvas", "button", "select", "textarea",

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from indexer.handlers.base import (
+from vq.indexer.handlers.base import (
     Chunk,
     Document,
     Limits,

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from indexer.handlers.base import (
+from vq.indexer.handlers.base import (
     Chunk,
     Document,
     HandlerError,

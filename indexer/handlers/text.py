@@ -6,7 +6,14 @@ the blank line; a paragraph too long alone is cut between lines.
 
 from __future__ import annotations
 
-from indexer.handlers.base import Document, Limits, file_stem, make_chunk, split_lines, split_span
+from vq.indexer.handlers.base import (
+    Document,
+    Limits,
+    file_stem,
+    make_chunk,
+    split_lines,
+    split_span,
+)
 
 
 def text_handler(text: str, relpath: str, limits: Limits) -> Document:

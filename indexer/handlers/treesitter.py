@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from indexer.handlers.base import Limits, Span
+from vq.indexer.handlers.base import Limits, Span
 
 Node = Any  # tree_sitter.Node; the package is imported lazily
 

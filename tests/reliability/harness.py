@@ -63,7 +63,7 @@ def write_config(path: Path, vault: Path, index: Path, batch: int = 5) -> Path:
 
 
 def snapshot(index_dir: str) -> tuple[list[tuple], list[tuple]]:
-    from core import store
+    from vq.core import store
 
     index = store.open_index(index_dir)
     chunk_cols = ["id", "vault", "path", "start_line", "end_line", "text_hash"]
@@ -76,7 +76,7 @@ def snapshot(index_dir: str) -> tuple[list[tuple], list[tuple]]:
 
 def vq_build(config: Path) -> subprocess.Popen:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CI": "1"}
-    return subprocess.Popen([sys.executable, "-m", "query.cli", "--config", str(config), "build"],
+    return subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config), "build"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
                             cwd=REPO)
 

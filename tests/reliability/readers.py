@@ -20,8 +20,8 @@ from tests.reliability.harness import REPO, mutate_vault, write_config, write_va
 WRITER = """
 import json, sys
 from pathlib import Path
-from core.settings import load_settings
-from jobs.runner import locked_build
+from vq.core.settings import load_settings
+from vq.jobs.runner import locked_build
 from tests.reliability.harness import mutate_vault, snapshot
 cfg, vault, out, rounds = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
 settings = load_settings(cfg)
@@ -36,8 +36,8 @@ with out.open("a") as fh:
 READER = """
 import json, sys, time, traceback
 from pathlib import Path
-from core.settings import load_settings
-from query.search import Query, search
+from vq.core.settings import load_settings
+from vq.query.search import Query, search
 cfg, method, stop, out = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
 settings = load_settings(cfg)
 seen, errors, count = set(), [], 0

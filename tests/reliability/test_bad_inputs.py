@@ -9,12 +9,12 @@ import subprocess
 
 import pytest
 
-from core import store
-from core.errors import ConfigError, IndexMismatch
-from core.schema import IndexMeta
-from core.settings import load_settings
-from indexer.discover import FileEntry
 from tests.conftest import run_vq, write_config
+from vq.core import store
+from vq.core.errors import ConfigError, IndexMismatch
+from vq.core.schema import IndexMeta
+from vq.core.settings import load_settings
+from vq.indexer.discover import FileEntry
 
 pytestmark = pytest.mark.model
 
@@ -79,7 +79,7 @@ def test_hostile_tree_builds_and_reports_each_problem_once(tmp_path, hostile, bu
 
 
 def test_file_deleted_between_walk_and_read_is_reported(built, vault):
-    from indexer.build import Builder
+    from vq.indexer.build import Builder
 
     builder = Builder(built)
     ghost = FileEntry("notes", "ghost.md", vault / "ghost.md", 10, 1)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.settings import load_settings
-from jobs.runner import Skipped
 from tests.reliability import harness
+from vq.core.settings import load_settings
+from vq.jobs.runner import Skipped
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
