@@ -183,9 +183,9 @@ def noop_rebuild(work: Path, files: int, repeats: int) -> tuple[dict, Any, Path]
 
 def noop_parts(settings: Any, repeats: int) -> dict:
     """Where a no-op's time goes: vq's walk (globs, ignores, handlers) and the manifest read."""
+    from vq.core.manifest import read_manifest
     from vq.core.store import open_index
-    from vq.indexer.discover import discover
-    from vq.indexer.reconcile import read_manifest
+    from vq.core.walk import discover
 
     walk = best(repeats, lambda: discover(settings.vaults, settings.max_file_bytes))
     manifest = best(repeats, lambda: read_manifest(open_index(settings.index_dir)))
@@ -203,7 +203,7 @@ def edit_target(root: Path) -> Path:
 def changed_chunks(settings: Any, root: Path, path: Path, new_text: str) -> int:
     """Chunks of the edited file whose embed text is not in the index yet (the expected work)."""
     from vq.core.store import open_index, sql_str
-    from vq.indexer.discover import FileEntry
+    from vq.core.walk import FileEntry
     from vq.indexer.handlers import handler_for
     from vq.indexer.handlers.base import Limits
     from vq.indexer.rows import document_rows

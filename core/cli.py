@@ -1,6 +1,6 @@
 """CLI plumbing shared by every subcommand: lazy loading, settings, errors, output options.
 
-Subcommands live beside the code they drive (``indexer/cli.py``, ``jobs/cli.py``,
+Subcommands live beside the code they drive (``jobs/build_cli.py``, ``jobs/cli.py``,
 ``query/search_cli.py``) and are imported only when invoked, so ``vq --help``
 and ``vq search --method lexical`` never import the indexer or torch.
 """

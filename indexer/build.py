@@ -1,6 +1,8 @@
 """One incremental build: discover → reconcile → chunk → encode → write → optimize.
 
-The caller holds the build lock (``vq.jobs.runner``). Work is written in batches
+The caller holds the build lock (``vq.jobs.runner``). What to read, record and
+drop comes from ``vq.core.manifest.reconcile``, the same plan `vq status --check`
+and `vq doctor` report, so a build does exactly what they said was stale. Work is written in batches
 so a long first build makes durable progress and a stop request (SIGTERM) is
 honoured between batches. Every bad file is recorded in the manifest with its
 reason; nothing already indexed for it is lost.
@@ -8,7 +10,6 @@ reason; nothing already indexed for it is lost.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -18,17 +19,18 @@ from typing import Any
 import numpy as np
 
 from vq.core import store
+from vq.core.builds import record_build
 from vq.core.encoder import Encoder, shared_model
 from vq.core.errors import IndexMismatch
+from vq.core.manifest import DUPLICATE, ManifestRow, Plan, read_manifest, reconcile
 from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
+from vq.core.walk import Discovery, FileEntry, discover_for
 from vq.indexer import maintain, write
-from vq.indexer.discover import FileEntry, discover_for
 from vq.indexer.extract_cache import FileChunker
 from vq.indexer.handlers.base import Limits
 from vq.indexer.progress import NullProgress
 from vq.indexer.reading import Unreadable, content_hash, read_bytes
-from vq.indexer.reconcile import DUPLICATE, ManifestRow, read_manifest, reconcile
 from vq.indexer.rows import PendingChunk, document_rows, manifest_row, problem_row
 
 
@@ -118,7 +120,7 @@ class Builder:
         plan = reconcile(manifest, found, configured)
         self._count_discovery(found, plan)
         timer.lap("discover")
-        problem_rows = self._problem_rows(found, manifest)
+        problem_rows = self._problem_rows(found, plan, manifest)
         self._process(index, plan.to_read, manifest, timer)
         for reason, count in self.chunker.skipped.items():  # minified, generated
             self.summary.skipped[reason] = self.summary.skipped.get(reason, 0) + count
@@ -156,7 +158,8 @@ class Builder:
         self.wrote = True
         return store.create_index(location, meta, self.settings.storage_options or None)
 
-    def _repair_mismatches(self, index: store.Index, manifest: dict) -> None:
+    def _repair_mismatches(self, index: store.Index,
+                           manifest: dict[tuple[str, str], ManifestRow]) -> None:
         """Repair what two racing builders can leave: files listed twice in the
         manifest, or whose chunk rows disagree with it (doubled or orphaned).
 
@@ -178,7 +181,7 @@ class Builder:
                 manifest.pop(key, None)
             self.wrote = True
 
-    def _count_discovery(self, found: Any, plan: Any) -> None:
+    def _count_discovery(self, found: Discovery, plan: Plan) -> None:
         s = self.summary
         s.files_seen = len(found.files)
         s.files_unchanged = plan.unchanged
@@ -187,14 +190,15 @@ class Builder:
         s.pruned_vaults = plan.pruned_vaults
         s.files_deleted = len(plan.deleted)
 
-    def _problem_rows(self, found: Any, manifest: dict[tuple[str, str], ManifestRow]
-                      ) -> list[dict]:
-        rows = []
+    def _problem_rows(self, found: Discovery, plan: Plan,
+                      manifest: dict[tuple[str, str], ManifestRow]) -> list[dict]:
+        """Every problem is reported; only those the manifest does not already record
+        (``plan.problems``) are written: a quiet cron build writes nothing."""
         for p in found.problems:
-            old = manifest.get((p.vault, p.path))
             self._problem(p.vault, p.path, p.reason)
-            if old and old.error == p.reason:
-                continue  # already recorded: a quiet cron build writes nothing
+        rows = []
+        for p in plan.problems:
+            old = manifest.get((p.vault, p.path))
             rows.append(problem_row(p.vault, p.path, old.hash if old else "",
                                     old.chunks if old else 0, p.reason))
         return rows
@@ -293,13 +297,9 @@ class Builder:
         return out
 
     def _record(self, index: store.Index, started: float) -> None:
-        if index.builds is None:
-            return
         s = self.summary
-        index.builds.add([{"started_at": started, "seconds": s.seconds.get("total", 0.0),
-                           "outcome": s.outcome, "model": s.model, "device": s.device,
-                           "summary": json.dumps(s.to_json())}])
-        maintain.trim_builds(index, self.settings)
+        record_build(index, self.settings, started, s.seconds.get("total", 0.0), s.outcome,
+                     s.model, s.device, s.to_json())
 
 
 def build(settings: Settings, vault_ids: tuple[str, ...] = (), rebuild: bool = False,

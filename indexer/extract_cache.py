@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from vq.core import paths
+from vq.core.filetypes import suffix
 from vq.core.settings import Settings
-from vq.indexer.discover import FileEntry, suffix
+from vq.core.walk import FileEntry
 from vq.indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
 from vq.indexer.handlers.base import file_stem
 from vq.indexer.handlers.html import extract_html, markdown_document

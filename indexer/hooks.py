@@ -161,7 +161,7 @@ class HookCheck:
 def check_hooks(settings: Settings, samples: Sequence[Path] = ()) -> list[HookCheck]:
     """Run every configured hook once: on the given sample for its extension, else on
     the first file with that extension in the vaults. Nothing is written."""
-    from vq.indexer.discover import suffix
+    from vq.core.filetypes import suffix
 
     chosen = {suffix(str(p)): p for p in samples}
     unknown = sorted(set(chosen) - set(settings.hooks))
@@ -190,7 +190,8 @@ def first_line(text: str, width: int = 80) -> str:
 
 
 def _find_samples(settings: Settings, extensions: frozenset[str]) -> dict[str, Path]:
-    from vq.indexer.discover import discover, suffix
+    from vq.core.filetypes import suffix
+    from vq.core.walk import discover
 
     found = discover(settings.vaults, settings.max_file_bytes, extensions)
     out: dict[str, Path] = {}

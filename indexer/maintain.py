@@ -7,30 +7,19 @@ grace period, because a reader may still be reading one.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
-import numpy as np
-
+from vq.core.indexes import (
+    FTS_COLUMN,
+    FTS_INDEX,
+    FTS_OPTIONS,
+    VECTOR_INDEX,
+    fts_options_differ,
+    grace,
+    indices,
+)
 from vq.core.settings import Settings
 from vq.core.store import Index
-
-FTS_COLUMN = "text"
-# LanceDB's defaults (English stemming, ASCII folding, lower case) but stop words kept:
-# BM25's IDF already weighs common words down, and in technical notes words on the list
-# ("no", "not", "off", "up", "all", "can") carry meaning. Measured on the Docker eval,
-# all four stem/stop-word variants reported: docs/performance.md, bench/fts_variants.py.
-FTS_OPTIONS = {"remove_stop_words": False}
-BUILD_HISTORY = 2000    # build records kept: a week of five-minute builds
-BUILDS_COMPACT_AT = 64  # fragments in the builds log (one per build) that trigger a trim
-
-
-FTS_INDEX, VECTOR_INDEX = f"{FTS_COLUMN}_idx", "vector_idx"
-
-
-def indices(table) -> dict[str, Any]:
-    """The table's indexes by name, with what LanceDB records about each (one read)."""
-    return {getattr(i, "name", ""): i for i in table.list_indices()}
 
 
 def ensure_indexes(index: Index, settings: Settings) -> list[str]:
@@ -53,23 +42,11 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
     return created
 
 
-def fts_outdated(table) -> bool:
+def fts_outdated(table: Any) -> bool:
     """True when the full-text index was built with other tokenizer options than
     ``FTS_OPTIONS`` (an index from an older vq): only it is rebuilt, no vector is."""
     fts = indices(table).get(FTS_INDEX)
     return fts is not None and fts_options_differ(fts)
-
-
-def fts_options_differ(info: Any) -> bool:
-    """One ``list_indices()`` entry against ``FTS_OPTIONS``; options it does not record
-    (an older LanceDB) count as equal, so nothing is rebuilt on a guess."""
-    details = getattr(info, "index_details", None) or {}
-    return any(k in details and details[k] != v for k, v in FTS_OPTIONS.items())
-
-
-def grace(settings: Settings) -> timedelta:
-    """How long old versions stay for readers that may still hold them."""
-    return timedelta(minutes=settings.maintenance.cleanup_grace_minutes)
 
 
 def optimize(index: Index, settings: Settings) -> None:
@@ -77,7 +54,7 @@ def optimize(index: Index, settings: Settings) -> None:
         table.optimize(cleanup_older_than=grace(settings))
 
 
-def unindexed_rows(table) -> int:
+def unindexed_rows(table: Any) -> int:
     try:
         return int(table.index_stats(FTS_INDEX).num_unindexed_rows)
     except Exception:  # noqa: BLE001 - no index yet, or stats unsupported: nothing to fold
@@ -89,19 +66,3 @@ def run(index: Index, settings: Settings, wrote: bool) -> None:
     ensure_indexes(index, settings)
     if wrote or unindexed_rows(index.chunks):
         optimize(index, settings)
-
-
-def trim_builds(index: Index, settings: Settings) -> bool:
-    """Keep the builds log small: every build appends one row, and with it one fragment
-    and one version, every five minutes for months. Past ``BUILDS_COMPACT_AT``
-    fragments, drop all but the newest ``BUILD_HISTORY`` rows and compact (old versions
-    go after the same grace period as the other tables). True when it trimmed."""
-    table = index.builds
-    if table is None or table.stats()["fragment_stats"]["num_fragments"] < BUILDS_COMPACT_AT:
-        return False
-    started = table.search().select(["started_at"]).limit(None).to_arrow()["started_at"]
-    if len(started) > BUILD_HISTORY:
-        cutoff = float(np.sort(started.to_numpy())[-BUILD_HISTORY])
-        table.delete(f"started_at < {cutoff!r}")
-    table.optimize(cleanup_older_than=grace(settings))
-    return True

@@ -27,10 +27,8 @@ from typing import Any
 
 import pathspec
 
-from vq.core import paths
-from vq.indexer.discover import VENDORED_DIRS
-from vq.indexer.handlers import handler_for
-from vq.indexer.handlers.code import LANGUAGE_BY_EXTENSION, LANGUAGE_BY_FILENAME
+from vq.core import filetypes, paths
+from vq.core.walk import VENDORED_DIRS
 
 VAULT_DIR = ".vault"
 INDEX_DIR = ".vq"
@@ -167,9 +165,8 @@ def _skip_dir(entry: os.DirEntry, rel: str, scan: Scan) -> bool:
 
 def _count_file(scan: Scan, rel: str) -> None:
     top = rel.split("/", 1)[0] if "/" in rel else ""
-    name = rel.rsplit("/", 1)[-1]
-    suffix = os.path.splitext(name)[1].lower()
-    language = LANGUAGE_BY_FILENAME.get(name) or LANGUAGE_BY_EXTENSION.get(suffix)
+    suffix = filetypes.suffix(rel)
+    language = filetypes.language_for(rel)
     if suffix in MARKDOWN:
         scan.folder(top).markdown += 1
     elif language:
@@ -292,7 +289,7 @@ def _documents_proposal(scan: Scan, taken: set[str]) -> Proposal:
     counts = _documents(scan)
     listed = ", ".join(f"{ext} {n}" for ext, n in counts.most_common())
     why = f"documents: {_n(sum(counts.values()), 'file')} ({listed})"
-    unread = sorted(ext for ext in counts if handler_for("x" + ext) is None)
+    unread = sorted(ext for ext in counts if filetypes.handler_name("x" + ext) is None)
     if unread:
         why += (f"; this vq has no text extractor for {', '.join(unread)} yet: the vault is "
                 "ready for when it does")

@@ -11,7 +11,7 @@ import hashlib
 import time
 from dataclasses import dataclass
 
-from vq.indexer.discover import FileEntry
+from vq.core.walk import FileEntry
 from vq.indexer.handlers.base import Document
 
 

@@ -1,7 +1,7 @@
 """Durations and schedules as people write them: ``15m``, ``5min``, ``*/5 * * * *``.
 
-One parser for every duration flag (``vq status --max-age``, ``vq jobs systemd
---interval``), and the conversions from an interval to a systemd ``OnCalendar``
+The duration grammar itself is ``vq.core.durations`` (one for every flag); here are
+the conversions from an interval to a systemd ``OnCalendar``
 value and a crontab schedule. Intervals must divide a minute, an hour or a day
 so that the calendar forms fire on the same wall-clock marks as the interval
 promises (``Persistent=true`` only works with ``OnCalendar``, not with the
@@ -10,25 +10,10 @@ monotonic ``OnUnitActiveSec``).
 
 from __future__ import annotations
 
-import re
-
+from vq.core.durations import parse_duration
 from vq.core.errors import VqError
 
-UNITS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
-         "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
-         "h": 3600, "hr": 3600, "hour": 3600, "hours": 3600,
-         "d": 86400, "day": 86400, "days": 86400}
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$")
 _SCHEDULE_HINT = "use an interval that divides a minute, an hour or a day: 30s, 5min, 1h, 1d"
-
-
-def parse_duration(text: str, option: str = "duration") -> float:
-    """Seconds in ``"15m"``, ``"90s"``, ``"2h"``, ``"1d"`` or a bare number of seconds."""
-    match = _DURATION.match(text.lower())
-    if not match or match.group(2) not in ("", *UNITS):
-        raise VqError(f"{option}: cannot read {text!r} as a duration",
-                      "write a number with a unit: 90s, 15m, 2h, 1d")
-    return float(match.group(1)) * UNITS.get(match.group(2), 1)
 
 
 def _split(text: str, option: str) -> tuple[int, str]:

@@ -6,8 +6,8 @@ search takes: which config, what it says, the environment, the device and
 model, the vault roots, the index and its freshness, the lock and last build.
 
 Only ``device_check`` and ``model_check`` import torch; the caller skips them
-with ``model=False``. Stale files are counted with the indexer's own stat
-walk and reconcile (neither imports torch), imported only here, lazily.
+with ``model=False``. Stale files are the build's own plan (``vq.core.manifest``),
+the same one `vq status --check` reports, so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -306,9 +306,9 @@ def index_checks(settings: Settings, index: Any) -> list[Check]:
 
 def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Check]:
     """Rows not yet folded into the full-text and vector indexes (searched, but slower)."""
-    from vq.indexer.maintain import FTS_INDEX, VECTOR_INDEX, fts_options_differ, indices
+    from vq.core.indexes import FTS_INDEX, VECTOR_INDEX, fts_options_differ, indices
 
-    found = indices(index.chunks)  # indexer.maintain is light: no torch, no model
+    found = indices(index.chunks)
     out = []
     fts = found.get(FTS_INDEX)
     if fts is None:
@@ -346,28 +346,19 @@ def _unindexed(name: str, config: Any) -> Check:
 
 
 def stale_check(settings: Settings, index: Any) -> Check:
-    """Files new, changed or deleted since the last build: a stat walk, nothing read."""
-    from vq.indexer.discover import discover_for
-    from vq.indexer.reconcile import read_manifest, reconcile
+    """What the next build would change: the plan `vq status --check` reports, in counts."""
+    from vq.core.manifest import CHANGED, DELETED, NEW, UNFINISHED, plan_for
 
-    manifest = read_manifest(index)
-    found = discover_for(settings)
-    plan = reconcile(manifest, found, {v.id for v in settings.vaults})
-    new = changed = 0
-    for entry in plan.to_read:
-        old = manifest.get((entry.vault, entry.path))
-        if old is None:
-            new += 1
-        elif old.size != entry.size or old.mtime_ns != entry.mtime_ns:
-            changed += 1  # unchanged files with a recorded error are "file errors"
-    parts = [f"{n} {what}" for n, what in ((new, "new"), (changed, "changed"),
-                                            (len(plan.deleted), "deleted")) if n]
+    plan, found, _ = plan_for(settings, index)
+    parts = [f"{n} {what}" for what in (NEW, CHANGED, UNFINISHED, DELETED)
+             if (n := plan.count(what))]
     if plan.pruned_vaults:
         parts.append(f"vaults no longer configured: {', '.join(plan.pruned_vaults)}")
     if parts:
         return Check("freshness", WARN, "since the last build: " + ", ".join(parts),
                      "run `vq build`")
-    return Check("freshness", OK, f"{len(found.files)} files unchanged since the last build")
+    return Check("freshness", OK, f"{len(found.files) + len(found.problems)} files unchanged "
+                 "since the last build")
 
 
 # --- lock, last build, scheduler ------------------------------------------------------
@@ -384,7 +375,7 @@ def lock_check(settings: Settings) -> Check:
 
 
 def build_check(index: Any) -> Check:
-    from vq.query.status import last_build
+    from vq.core.builds import last_build
 
     b = last_build(index)
     if b is None:

@@ -8,10 +8,12 @@ slots and return too few results; every filter here goes into LanceDB's
 from __future__ import annotations
 
 import datetime as dt
+import time
 from dataclasses import dataclass
 
 import pathspec
 
+from vq.core.durations import is_duration, parse_duration
 from vq.core.errors import VqError
 from vq.core.store import Index, path_filter, sql_in, sql_str
 
@@ -23,7 +25,7 @@ class Filters:
     paths: tuple[str, ...] = ()          # gitignore-style globs, relative to the vault root
     exclude_paths: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
-    since: str | None = None             # YYYY-MM-DD: frontmatter date, else file mtime
+    since: str | None = None             # YYYY-MM-DD or an age: frontmatter date, else mtime
     languages: tuple[str, ...] = ()
     symbols: tuple[str, ...] = ()
 
@@ -37,18 +39,20 @@ class EmptyFilter(VqError):
     exit_code = 1
 
 
-def parse_since(value: str) -> tuple[str, float]:
-    """``2024-05-01`` or ``30d``/``2w`` → (ISO date, epoch seconds at its midnight UTC)."""
+def parse_since(value: str, now: float | None = None) -> tuple[str, float]:
+    """``2024-05-01``, or an age in the one duration grammar (``30d``, ``2w``, ``6mo``,
+    ``90m`` = minutes) → (ISO date, epoch seconds): frontmatter dates compare by day,
+    file times by the exact moment (a date: its midnight UTC)."""
     value = value.strip()
-    units = {"d": 1, "w": 7, "m": 30, "y": 365}
-    if value[:-1].isdigit() and value[-1:] in units:
-        day = dt.date.today() - dt.timedelta(days=int(value[:-1]) * units[value[-1]])
-    else:
-        try:
-            day = dt.date.fromisoformat(value[:10])
-        except ValueError:
-            raise VqError(f"--since {value!r} is not a date",
-                          "use YYYY-MM-DD or a relative age such as 30d, 2w, 6m") from None
+    if value[-1:].isalpha() and is_duration(value):  # a bare number is no age
+        moment = (time.time() if now is None else now) - parse_duration(value, "--since")
+        day = dt.datetime.fromtimestamp(moment, dt.timezone.utc).date()
+        return day.isoformat(), moment
+    try:
+        day = dt.date.fromisoformat(value[:10])
+    except ValueError:
+        raise VqError(f"--since {value!r} is not a date",
+                      "use YYYY-MM-DD or an age such as 30d, 2w, 6mo (m is minutes)") from None
     stamp = dt.datetime.combine(day, dt.time(), tzinfo=dt.timezone.utc).timestamp()
     return day.isoformat(), stamp
 

@@ -132,7 +132,7 @@ class VqService:
             description="Leave out files matching these globs.")] = None,
         since: Annotated[str | None, Field(
             description="Only notes dated or modified since YYYY-MM-DD or an age like "
-                        "30d, 2w, 6m.")] = None,
+                        "90m, 30d, 2w, 6mo (m is minutes, mo is months).")] = None,
         full_text: Annotated[bool, Field(
             description="Include each hit's full chunk text, not just the snippet.")] = False,
     ) -> dict[str, Any]:
@@ -200,9 +200,9 @@ class VqService:
         return out
 
     def _check_freshness(self, last: dict[str, Any] | None) -> dict[str, Any]:
-        """The stat walk `vq status --check` runs (imported on demand: it uses the
-        indexer's discovery to decide what a build would index; it reads no file)."""
-        from vq.jobs.freshness import check_freshness
+        """The stat walk `vq status --check` runs: the build's own walk and reconcile
+        (``vq.core.freshness``), imported on demand; it reads no file."""
+        from vq.core.freshness import check_freshness
 
         result = check_freshness(self.settings, self.index(), last)
         return {"fresh": result.fresh, "files_on_disk": result.files,

@@ -23,7 +23,8 @@ from vq.core.cli import echo_json, output_options, settings_from, vault_ids
               help="Leave out files matching this glob (repeatable).")
 @click.option("--tag", "tags", multiple=True, help="Only notes with this frontmatter tag.")
 @click.option("--since", metavar="DATE", help="Only notes dated (frontmatter) or modified since "
-              "DATE: YYYY-MM-DD, or an age like 30d, 2w, 6m.")
+              "DATE: YYYY-MM-DD, or an age like 90m, 30d, 2w, 6mo (m is minutes, as in "
+              "--max-age).")
 @click.option("--lang", "languages", multiple=True, help="Only code in this language.")
 @click.option("--symbol", "symbols", multiple=True, help="Only code chunks for this symbol.")
 @click.option("--rerank", is_flag=True, help="Rerank the fused top-N with search.rerank_model.")

@@ -1,14 +1,19 @@
-"""What the index holds and how fresh it is, read without loading a model or torch."""
+"""What the index holds and how fresh it is, read without loading a model or torch.
+
+The last build comes from the builds log (``vq.core.builds.last_build``, re-exported
+here for the read side's callers)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from vq.core import store
+from vq.core.builds import last_build
 from vq.core.lock import lock_state
 from vq.core.settings import Settings
+
+__all__ = ["Status", "VaultStatus", "last_build", "read_status"]
 
 
 @dataclass
@@ -64,14 +69,3 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
 
     out.service = warm.info(settings.index_dir)
     return out
-
-
-def last_build(index: store.Index) -> dict[str, Any] | None:
-    if index.builds is None or not index.builds.count_rows():
-        return None
-    started = index.builds.search().select(["started_at"]).limit(None).to_arrow()["started_at"]
-    newest = max(started.to_pylist())  # one column: the summaries stay on disk
-    rows = index.builds.search().where(f"started_at >= {newest!r}").limit(None).to_arrow()
-    row = max(rows.to_pylist(), key=lambda r: r["started_at"])
-    row["summary"] = json.loads(row["summary"] or "{}")
-    return row

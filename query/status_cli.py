@@ -1,8 +1,9 @@
 """`vq status`: per-vault counts, errors and the last build, without torch.
 
 ``--check`` turns it into a freshness probe for CI and monitoring: a stat walk
-against the manifest (``vq.jobs.freshness``, imported only for ``--check``), exit
-0 fresh, 1 stale, 2 error. Still no model and no torch.
+against the manifest (``vq.core.freshness``: the build's own walk and reconcile,
+imported only for ``--check``), exit 0 fresh, 1 stale, 2 error. Still no model
+and no torch.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ SHOW_STALE = 50
                    "A stat walk against the manifest: no file reads, no model.")
 @click.option("--max-age", metavar="DURATION",
               help="With --check: also stale when the last build finished longer ago than "
-                   "DURATION (90s, 15m, 2h, 1d).")
+                   "DURATION (90s, 15m, 2h, 1d; m is minutes, as in search --since).")
 @click.pass_context
 def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) -> None:
     """Show what the index holds: files, chunks and errors per vault; the last build."""
@@ -77,9 +78,9 @@ def _ago(seconds: float) -> str:
 def _check(ctx: click.Context, as_json: bool, max_age: str | None) -> None:
     """`vq status --check`: print the verdict on stdout, exit 0 fresh or 1 stale."""
     from vq.core import store
-    from vq.jobs.freshness import check_freshness
-    from vq.jobs.timespec import parse_duration
-    from vq.query.status import last_build
+    from vq.core.builds import last_build
+    from vq.core.durations import parse_duration
+    from vq.core.freshness import check_freshness
 
     limit = parse_duration(max_age, "--max-age") if max_age is not None else None
     settings = settings_from(ctx)

@@ -166,11 +166,11 @@ def test_build_skips_when_another_process_holds_the_lock(built, build, cli, conf
 def test_builds_log_is_trimmed_and_compacted(built, build, monkeypatch):
     """Every build appends a record: left alone, months of cron builds would leave one
     fragment and one version each. Past the threshold the log keeps the newest rows."""
-    from vq.indexer import maintain
-    from vq.query.status import last_build
+    from vq.core import builds as log
+    from vq.core.builds import last_build
 
-    monkeypatch.setattr(maintain, "BUILDS_COMPACT_AT", 4)
-    monkeypatch.setattr(maintain, "BUILD_HISTORY", 2)
+    monkeypatch.setattr(log, "BUILDS_COMPACT_AT", 4)
+    monkeypatch.setattr(log, "BUILD_HISTORY", 2)
     starts = []
     for _ in range(3):  # with the fixture's build: 4 records, the third of these trims
         build(built)

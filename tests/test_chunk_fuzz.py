@@ -9,8 +9,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vq.core.filetypes import LANGUAGE_BY_EXTENSION
 from vq.indexer.handlers import Document, Limits
-from vq.indexer.handlers.code import LANGUAGE_BY_EXTENSION, code_handler
+from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.indexer.handlers.text import text_handler
 

@@ -16,7 +16,7 @@ from tests.test_chunk_fuzz import assert_invariants
 from vq.core import store
 from vq.core.errors import ConfigError
 from vq.core.settings import load_settings
-from vq.indexer.discover import discover
+from vq.core.walk import discover
 from vq.indexer.extract_cache import CACHE_DIR, ExtractCache, Extracted, FileChunker
 from vq.indexer.handlers import HandlerError, Limits, handler_for
 from vq.indexer.handlers.html import extract_html, html_handler

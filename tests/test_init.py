@@ -11,7 +11,7 @@ import yaml
 
 from tests.conftest import run_vq, write_tree
 from vq.core.settings import load_settings
-from vq.indexer.discover import discover
+from vq.core.walk import discover
 from vq.indexer.project import inspect_project
 
 PROJECT = {

@@ -66,7 +66,7 @@ def test_touched_and_half_rewritten_files_and_a_removed_vault_are_stale(
 @pytest.mark.model
 def test_max_age_compares_the_last_build_with_now(built):
     from vq.core import store
-    from vq.jobs.freshness import check_freshness
+    from vq.core.freshness import check_freshness
     from vq.query.status import last_build
 
     index = store.open_index(built.index_dir)

@@ -168,8 +168,8 @@ def test_sigterm_during_a_build_stops_after_the_batch_and_the_next_build_converg
         tmp_path, vault, config_file, built, build):
     """The daemon's build is caught mid-encode; SIGTERM lets it finish that batch only."""
     from vq.core import store
+    from vq.core.freshness import check_freshness
     from vq.core.lock import lock_state
-    from vq.jobs.freshness import check_freshness
 
     batch, extra = 24, 12
     write_tree(vault, {f"bulk/{i:04d}.md": f"# Note {i}\n\nItem {i} of the bulk: "

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import write_config, write_tree
 from tests.test_chunk_fuzz import FUZZ, assert_invariants, assert_sizes, limits_strategy
-from vq.indexer.discover import FileEntry
+from vq.core.walk import FileEntry
 from vq.indexer.extract_cache import skip_reason
 from vq.indexer.handlers import Document, Limits, treesitter
 from vq.indexer.handlers.code import code_handler

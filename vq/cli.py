@@ -12,7 +12,7 @@ import click
 from vq.core.cli import EXIT_CODES, LazyGroup
 
 COMMANDS = {
-    "build": ("vq.indexer.cli:build", "Index the configured vaults (incremental, under a lock)."),
+    "build": ("vq.jobs.build_cli:build", "Index the configured vaults (incremental, locked)."),
     "status": ("vq.query.status_cli:status", "Per-vault counts, last build, errors, freshness."),
     "search": ("vq.query.search_cli:search", "Search the index (hybrid BM25 + vectors)."),
     "vault": ("vq.indexer.vault_cli:vault", "Add, remove or list vaults in the config file."),

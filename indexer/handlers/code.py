@@ -21,6 +21,7 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from vq.core.filetypes import language_for
 from vq.indexer.handlers import treesitter
 from vq.indexer.handlers.base import (
     Chunk,
@@ -154,31 +155,6 @@ def _compile(name: str) -> _Language:
 
 
 _LANGUAGES: dict[str, _Language] = {name: _compile(name) for name in _ATTACHED}
-_EXTENSIONS = (
-    ("python", ".py"),
-    ("javascript", ".js .mjs .cjs .jsx"),
-    ("typescript", ".ts .tsx"),
-    ("go", ".go"),
-    ("rust", ".rs"),
-    ("java", ".java"),
-    ("c", ".c .h"),
-    ("cpp", ".cc .cpp .hpp"),
-    ("csharp", ".cs"),
-    ("ruby", ".rb"),
-    ("shell", ".sh .bash .zsh"),
-    ("php", ".php"),
-    ("kotlin", ".kt"),
-    ("swift", ".swift"),
-    ("scala", ".scala"),
-    ("lua", ".lua"),
-    ("sql", ".sql"),
-    ("r", ".r"),
-    ("perl", ".pl"),
-)
-LANGUAGE_BY_EXTENSION: dict[str, str] = {
-    ext: language for language, exts in _EXTENSIONS for ext in exts.split()
-}
-LANGUAGE_BY_FILENAME: dict[str, str] = {"Makefile": "make", "Dockerfile": "dockerfile"}
 _NO_LANGUAGE = _Language("", ())
 _LAYOUT_TOKENS = frozenset(
     {
@@ -197,15 +173,6 @@ _METHOD = _Language(
     re.compile(_HASH),
     "@",
 )
-
-
-def language_for(relpath: str) -> str:
-    """The language name for a path, "" when its extension is not code."""
-    name = relpath.replace("\\", "/").rsplit("/", 1)[-1]
-    if name in LANGUAGE_BY_FILENAME:
-        return LANGUAGE_BY_FILENAME[name]
-    suffix = name[name.rfind(".") :].lower() if "." in name.lstrip(".") else ""
-    return LANGUAGE_BY_EXTENSION.get(suffix, "")
 
 
 def code_handler(text: str, relpath: str, limits: Limits) -> Document:

@@ -14,7 +14,7 @@ from vq.core import store
 from vq.core.errors import ConfigError, IndexMismatch
 from vq.core.schema import IndexMeta
 from vq.core.settings import load_settings
-from vq.indexer.discover import FileEntry
+from vq.core.walk import FileEntry
 
 pytestmark = pytest.mark.model
 

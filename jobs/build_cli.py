@@ -1,4 +1,8 @@
-"""`vq build`: parse, run one locked build, report."""
+"""`vq build`: parse, run one locked build, report.
+
+It lives in ``vq.jobs`` because a build is a job run under the lock
+(``vq.jobs.runner``): the write side (``vq.indexer``) never imports the layer above it.
+"""
 
 from __future__ import annotations
 

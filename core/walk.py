@@ -1,5 +1,12 @@
 """Walk vault roots and stat every file vq could index, without reading any.
 
+The one walker: `vq build`, `vq status --check`, MCP ``status`` and `vq doctor` all
+call ``discover_for``, so they agree on which files exist. It lives below both
+sides because it needs only the file-type table (``vq.core.filetypes``), never a
+chunker. vq's own files (the index folder with its extract cache, the build lock
+and its holder file, the warm service's socket) are never walked, wherever they
+are: an index inside a vault must not index itself.
+
 What is skipped and why is counted, never silent: dot entries, globs,
 ``.gitignore``, unclaimed extensions, vendored folders (``vendor/`` too in code
 vaults, where it means third-party sources), symlinks that leave the vault.
@@ -10,6 +17,7 @@ files) are returned with the path and the reason.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import Counter
 from collections.abc import Iterator
@@ -18,8 +26,13 @@ from pathlib import Path
 
 import pathspec
 
+from vq.core import paths
+from vq.core.filetypes import handler_name, suffix
+from vq.core.lock import holder_file
 from vq.core.settings import Settings, Vault
-from vq.indexer.handlers import handler_for
+
+__all__ = ["Discovery", "FileEntry", "Problem", "discover", "discover_for", "own_paths",
+           "suffix"]
 
 VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
 CODE_VENDORED_DIRS = frozenset({"vendor", "third_party"})
@@ -79,14 +92,27 @@ def discover_for(settings: Settings, vaults: tuple[Vault, ...] | list[Vault] | N
     """The walk exactly as a build does it (size cap, hooked extensions), so status
     --check, doctor and the build agree on which files exist."""
     chosen = settings.vaults if vaults is None else vaults
-    return discover(chosen, settings.max_file_bytes, frozenset(settings.hooks))
+    return discover(chosen, settings.max_file_bytes, frozenset(settings.hooks),
+                    own_paths(settings))
+
+
+def own_paths(settings: Settings) -> frozenset[str]:
+    """Real paths of what vq itself writes on local disk, never to be indexed."""
+    out = {str(settings.build_lock), str(holder_file(settings.build_lock))}
+    if not paths.is_uri(settings.index_dir):
+        out.add(settings.index_dir)  # the extract cache and lock default live inside it
+        with contextlib.suppress(OSError):  # no runtime dir: then no socket in a vault
+            out.add(str(paths.service_socket(settings.index_dir)))
+    return frozenset(os.path.realpath(p) for p in out)
 
 
 def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
-             hooked: frozenset[str] = frozenset()) -> Discovery:
+             hooked: frozenset[str] = frozenset(),
+             own: frozenset[str] = frozenset()) -> Discovery:
     """Stat-walk every vault; a missing root is reported in ``missing_roots``.
 
     ``hooked``: extensions (``".docx"``) a preprocessing hook reads, so claimed.
+    ``own``: real paths never walked (``own_paths``), counted as "vq's own files".
     """
     out = Discovery()
     for vault in vaults:
@@ -95,7 +121,7 @@ def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
             out.missing_roots.append(vault.id)
             continue
         out.walked_vaults.append(vault.id)
-        for entry in _walk_vault(vault, out, hooked):
+        for entry in _walk_vault(vault, out, hooked, own):
             if entry.size > max_file_bytes:
                 out.problems.append(Problem(vault.id, entry.path,
                                             f"too large ({entry.size} bytes > max_file_bytes "
@@ -105,8 +131,10 @@ def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
     return out
 
 
-def _walk_vault(vault: Vault, out: Discovery, hooked: frozenset[str]) -> Iterator[FileEntry]:
+def _walk_vault(vault: Vault, out: Discovery, hooked: frozenset[str],
+                own: frozenset[str] = frozenset()) -> Iterator[FileEntry]:
     root = vault.path.resolve()
+    inside = frozenset(p for p in own if p.startswith(str(root).rstrip(os.sep) + os.sep))
     include = _spec(vault.include) if vault.include else None
     exclude = _spec(vault.exclude) if vault.exclude else None
     stack: list[tuple[Path, str, tuple[_Ignore, ...]]] = [(root, "", ())]
@@ -121,6 +149,9 @@ def _walk_vault(vault: Vault, out: Discovery, hooked: frozenset[str]) -> Iterato
                                         f"cannot list folder: {exc.strerror}"))
             continue
         for entry in entries:
+            if inside and entry.path in inside:
+                out.skipped["vq's own files"] += 1
+                continue
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             found = _visit(entry, rel, root, vault, include, exclude, ignores, out, hooked)
             if isinstance(found, FileEntry):
@@ -160,7 +191,7 @@ def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
     if entry.name.endswith(GENERATED_SUFFIXES):
         out.skipped["generated"] += 1
         return None
-    if handler_for(entry.name) is None and suffix(entry.name) not in hooked:
+    if handler_name(entry.name) is None and suffix(entry.name) not in hooked:
         out.skipped["unclaimed"] += 1
         return None
     return _stat_file(entry, rel, root, vault, is_link, out)
@@ -198,13 +229,6 @@ def _ignored(rel: str, is_dir: bool, exclude: pathspec.PathSpec | None,
     if exclude is not None and exclude.match_file(rel + "/" if is_dir else rel):
         return True
     return any(i.matches(rel, is_dir) for i in ignores)
-
-
-def suffix(relpath: str) -> str:
-    """``docs/a.Report.DOCX`` -> ``.docx``; "" without an extension (or for ``.bashrc``)."""
-    name = relpath.replace("\\", "/").rsplit("/", 1)[-1]
-    stem, dot, ext = name.rpartition(".")
-    return "." + ext.lower() if dot and stem else ""
 
 
 def _read_gitignore(folder: Path, rel_dir: str) -> tuple[_Ignore, ...]:

@@ -1,0 +1,81 @@
+"""Which files vq indexes and with what, decided by name alone: the one file-type table.
+
+Both sides need it: the walker (here in ``vq.core``) claims a file by its handler
+name, ``vq status --check`` and ``vq doctor`` walk exactly as a build does, and the
+indexer maps each handler name to its chunker (``vq.indexer.handlers``). Keeping
+the table below both sides means a new extension is added once and nobody can
+disagree about it. Extensions are lowercase with their leading dot; matching is
+case-insensitive, exact file names (``Makefile``) are case-sensitive.
+"""
+
+from __future__ import annotations
+
+MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
+TEXT_EXTENSIONS = frozenset({".txt", ".rst", ".adoc", ".org", ".csv", ".tsv", ".log", ".toml",
+                             ".yaml", ".yml", ".json", ".ini", ".cfg"})
+TEXT_FILENAMES = frozenset({"README", "LICENSE"})
+
+_CODE_EXTENSIONS = (
+    ("python", ".py"),
+    ("javascript", ".js .mjs .cjs .jsx"),
+    ("typescript", ".ts .tsx"),
+    ("go", ".go"),
+    ("rust", ".rs"),
+    ("java", ".java"),
+    ("c", ".c .h"),
+    ("cpp", ".cc .cpp .hpp"),
+    ("csharp", ".cs"),
+    ("ruby", ".rb"),
+    ("shell", ".sh .bash .zsh"),
+    ("php", ".php"),
+    ("kotlin", ".kt"),
+    ("swift", ".swift"),
+    ("scala", ".scala"),
+    ("lua", ".lua"),
+    ("sql", ".sql"),
+    ("r", ".r"),
+    ("perl", ".pl"),
+)
+LANGUAGE_BY_EXTENSION: dict[str, str] = {
+    ext: language for language, exts in _CODE_EXTENSIONS for ext in exts.split()
+}
+LANGUAGE_BY_FILENAME: dict[str, str] = {"Makefile": "make", "Dockerfile": "dockerfile"}
+
+# Handlers that take the file's bytes, not decoded text: their format says how to decode.
+BINARY_HANDLERS = frozenset({"pdf", "html"})
+HANDLER_BY_EXTENSION: dict[str, str] = {
+    **dict.fromkeys(TEXT_EXTENSIONS, "text"),
+    **dict.fromkeys(LANGUAGE_BY_EXTENSION, "code"),
+    **dict.fromkeys(MARKDOWN_EXTENSIONS, "markdown"),
+    ".pdf": "pdf", ".html": "html", ".htm": "html",
+}
+HANDLER_BY_FILENAME: dict[str, str] = {
+    **dict.fromkeys(TEXT_FILENAMES, "text"),
+    **dict.fromkeys(LANGUAGE_BY_FILENAME, "code"),
+}
+HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
+
+
+def file_name(relpath: str) -> str:
+    """The last part of a posix or Windows relative path."""
+    return relpath.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def suffix(relpath: str) -> str:
+    """``docs/a.Report.DOCX`` -> ``.docx``; "" without an extension (or for ``.bashrc``)."""
+    stem, dot, ext = file_name(relpath).rpartition(".")
+    return "." + ext.lower() if dot and stem else ""
+
+
+def handler_name(relpath: str) -> str | None:
+    """The handler that chunks this file ("markdown", "code", ...), None when unclaimed."""
+    name = file_name(relpath)
+    if name in HANDLER_BY_FILENAME:
+        return HANDLER_BY_FILENAME[name]
+    return HANDLER_BY_EXTENSION.get(suffix(name))
+
+
+def language_for(relpath: str) -> str:
+    """The language name for a path, "" when it is not code."""
+    name = file_name(relpath)
+    return LANGUAGE_BY_FILENAME.get(name) or LANGUAGE_BY_EXTENSION.get(suffix(name), "")

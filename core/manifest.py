@@ -1,0 +1,132 @@
+"""The manifest and the one ``reconcile()``: what the next build would read, record or drop.
+
+`vq build` acts on the plan; `vq status --check`, MCP ``status`` and `vq doctor`
+report it. All four call this function on the same walk (``vq.core.walk``), so
+they cannot disagree: "stale" means exactly "the next build would change
+something".
+
+Cheap first, exact second: equal size and mtime_ns (and a recorded hash)
+means unchanged without reading the file; anything else is read and hashed by
+the build, which then decides between a re-stamp and a re-chunk. A blank hash
+without an error is a file a killed build was rewriting (``mark_pending``): it
+is re-read even when its size and mtime match again, so the kill-then-restore
+case is repaired, not trusted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vq.core.settings import Settings
+from vq.core.store import Index
+from vq.core.walk import Discovery, FileEntry, Problem, discover_for
+
+Key = tuple[str, str]
+
+NEW, CHANGED, UNFINISHED, DELETED, VAULT_REMOVED = (
+    "new", "changed", "unfinished", "deleted", "vault removed")
+
+
+@dataclass(frozen=True)
+class ManifestRow:
+    size: int
+    mtime_ns: int
+    hash: str
+    chunks: int
+    error: str | None
+
+
+@dataclass(frozen=True)
+class StaleFile:
+    vault: str
+    path: str          # "" for a whole vault
+    reason: str        # new | changed | unfinished | deleted | vault removed
+
+
+@dataclass
+class Plan:
+    """What a build does next. ``stale`` is the same plan in words, for the reports."""
+
+    unchanged: int = 0
+    to_read: list[FileEntry] = field(default_factory=list)
+    retry: int = 0                 # of to_read: unchanged files whose last read failed
+    problems: list[Problem] = field(default_factory=list)  # new or changed problem rows
+    deleted: list[Key] = field(default_factory=list)
+    pruned_vaults: list[str] = field(default_factory=list)
+    stale: list[StaleFile] = field(default_factory=list)
+
+    def count(self, reason: str) -> int:
+        return sum(1 for s in self.stale if s.reason == reason)
+
+
+DUPLICATE = ManifestRow(-1, -1, "", 0, None)
+
+
+def read_manifest(index: Index) -> dict[Key, ManifestRow]:
+    """One row per file; a file listed twice (two builders raced) reads as DUPLICATE,
+    which is stale to everyone, and the build rewrites its rows from scratch."""
+    cols = ["vault", "path", "size", "mtime_ns", "hash", "chunks", "error"]
+    table = index.files.search().select(cols).limit(None).to_arrow()
+    data = table.to_pydict()
+    out: dict[Key, ManifestRow] = {}
+    for v, p, s, m, h, c, e in zip(*(data[c] for c in cols), strict=True):
+        out[(v, p)] = DUPLICATE if (v, p) in out else ManifestRow(s, m, h, c, e)
+    return out
+
+
+def file_state(old: ManifestRow | None, entry: FileEntry) -> str:
+    """Why a walked file must be read: a stale reason, "retry" (it failed last time and
+    is as it was: read again, not stale), or "" (unchanged)."""
+    if old is None:
+        return NEW
+    if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
+        return CHANGED
+    if old.error:
+        return "retry"
+    return UNFINISHED if not old.hash else ""
+
+
+def reconcile(manifest: dict[Key, ManifestRow], found: Discovery, configured: set[str]
+              ) -> Plan:
+    """``configured``: every vault id in config (a vault outside it is pruned)."""
+    plan = Plan()
+    seen: set[Key] = set()
+    for entry in found.files:
+        key = (entry.vault, entry.path)
+        seen.add(key)
+        state = file_state(manifest.get(key), entry)
+        if not state:
+            plan.unchanged += 1
+            continue
+        plan.to_read.append(entry)
+        if state == "retry":
+            plan.retry += 1
+        else:
+            plan.stale.append(StaleFile(*key, state))
+    for problem in found.problems:  # too large, broken symlink: recorded with the reason
+        key = (problem.vault, problem.path)
+        seen.add(key)
+        old = manifest.get(key)
+        if old is None or old.error != problem.reason:
+            plan.problems.append(problem)
+            plan.stale.append(StaleFile(*key, NEW if old is None else CHANGED))
+    _gone(plan, manifest, seen, set(found.walked_vaults), configured)
+    return plan
+
+
+def _gone(plan: Plan, manifest: dict[Key, ManifestRow], seen: set[Key], walked: set[str],
+          configured: set[str]) -> None:
+    """Files no longer on disk in a walked vault, and vaults no longer configured. A vault
+    whose root is missing was not walked: its rows stay (an unmounted disk)."""
+    plan.pruned_vaults = sorted({v for v, _ in manifest} - configured)
+    plan.stale += [StaleFile(vault, "", VAULT_REMOVED) for vault in plan.pruned_vaults]
+    plan.deleted = sorted(key for key in manifest if key[0] in walked and key not in seen)
+    plan.stale += [StaleFile(*key, DELETED) for key in plan.deleted]
+
+
+def plan_for(settings: Settings, index: Index
+             ) -> tuple[Plan, Discovery, dict[Key, ManifestRow]]:
+    """The walk, the manifest and their reconcile, exactly as the next build does them."""
+    manifest = read_manifest(index)
+    found = discover_for(settings)
+    return reconcile(manifest, found, {v.id for v in settings.vaults}), found, manifest
