@@ -31,12 +31,18 @@ def vault() -> None:
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching (repeatable).")
 @click.option("--kind", type=click.Choice(["notes", "code", "docs"]), default="notes",
               show_default=True)
+@click.option("--force", is_flag=True,
+              help="Allow a vault at / or at your home folder (refused without it).")
 @click.pass_context
 def add(ctx: click.Context, vault_id: str, path: str, include: tuple[str, ...],
-        exclude: tuple[str, ...], kind: str) -> None:
+        exclude: tuple[str, ...], kind: str, force: bool) -> None:
     """Add a vault: vq vault add notes ~/notes --exclude 'archive/**'."""
     from vq.core.configedit import add_vault
+    from vq.core.vault_roots import check_vault_root
 
+    warning = check_vault_root(path, force)
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
     target = _config_path(ctx)
     add_vault(target, vault_id, path, include, exclude, kind)
     click.echo(f"added vault {vault_id!r} to {target}; run `vq build` to index it", err=True)

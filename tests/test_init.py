@@ -184,3 +184,4 @@ def test_shell_completion_lists_vault_ids(project, cli):
     env["COMP_WORDS"] = "vq build --vault do"
     out = run_vq(env=env, cwd=project)
     assert out.stdout.split() == ["plain,docs", "plain,documents"]
+

@@ -106,3 +106,24 @@ def test_vault_add_refuses_missing_folder_and_leaves_file_intact(tmp_path, cli):
     assert result.exit_code == 2 and "not a folder" in result.stderr
     assert cfg.read_text() == "device: cpu\n"
     assert not list(tmp_path.glob("c.yaml.*.tmp"))
+
+
+@pytest.mark.parametrize("where", ["root", "home"])
+def test_vault_add_of_the_file_system_root_or_home_needs_force(tmp_path, cli, monkeypatch,
+                                                                where):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    path = "/" if where == "root" else "~"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("device: cpu\n")
+    refused = cli("--config", cfg, "vault", "add", "all", path)
+    assert refused.exit_code == 2 and "--force" in refused.stderr
+    assert cfg.read_text() == "device: cpu\n"
+    forced = cli("--config", cfg, "vault", "add", "all", path, "--force")
+    assert forced.exit_code == 0 and "warning:" in forced.stderr
+    assert load_settings(str(cfg)).vault("all").path == (Path("/") if where == "root"
+                                                         else home)
+    (home / "notes").mkdir()
+    fine = cli("--config", cfg, "vault", "add", "sub", home / "notes")  # below home is fine
+    assert fine.exit_code == 0 and "warning" not in fine.stderr
