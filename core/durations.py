@@ -28,7 +28,7 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$")
 def is_duration(text: str) -> bool:
     """True when ``text`` reads as a duration (a bare number counts: seconds)."""
     match = _DURATION.match(text.lower())
-    return bool(match) and match.group(2) in ("", *UNITS)
+    return match is not None and match.group(2) in ("", *UNITS)
 
 
 def parse_duration(text: str, option: str = "duration") -> float:

@@ -17,7 +17,7 @@ FTS_COLUMN = "text"
 # BM25's IDF already weighs common words down, and in technical notes words on the list
 # ("no", "not", "off", "up", "all", "can") carry meaning. Measured on the Docker eval,
 # all four stem/stop-word variants reported: docs/performance.md, bench/fts_variants.py.
-FTS_OPTIONS = {"remove_stop_words": False}
+FTS_OPTIONS: dict[str, Any] = {"remove_stop_words": False}
 FTS_INDEX, VECTOR_INDEX = f"{FTS_COLUMN}_idx", "vector_idx"
 
 

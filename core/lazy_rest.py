@@ -40,6 +40,6 @@ def defer_rest_client() -> bool:
         spec.loader.exec_module(module)  # type: ignore[union-attr]
         return getattr(module, name)
 
-    module.__getattr__ = __getattr__  # type: ignore[attr-defined]
+    module.__dict__["__getattr__"] = __getattr__
     sys.modules[PACKAGE] = module
     return True

@@ -146,7 +146,7 @@ class DuplicateKey(yaml.YAMLError):
 class _UniqueKeyLoader(yaml.SafeLoader):
     """PyYAML keeps the last of two equal keys; a duplicate vault id must be an error."""
 
-    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+    def construct_mapping(self, node, deep=False):
         seen: set = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
@@ -388,7 +388,7 @@ def _section(label: str, name: str, value: Any, cls: type) -> Any:
         if key not in known:
             raise ConfigError(label, f"{name}.{key}", "unknown key",
                               f"valid keys under {name}: {', '.join(known)}")
-        out[key] = _check(label, f"{name}.{key}", sub, _field_types(known[key].type))
+        out[key] = _check(label, f"{name}.{key}", sub, _field_types(str(known[key].type)))
     return cls(**out)
 
 

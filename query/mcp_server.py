@@ -251,6 +251,7 @@ class VqService:
         if not text or "\x00" in text:
             raise VqError("empty or invalid path", 'give "vault:relative/path" from a hit')
         files.no_parent(text)
+        vault_id: str | None
         if os.path.isabs(os.path.expanduser(text)):
             vault_id, rel = self._from_absolute(os.path.expanduser(text), vault)
         else:
