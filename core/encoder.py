@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from vq.core.errors import AcceleratorRequired, ModelLoadError
+from vq.core.hash_encoder import HashEncoder, is_test_model
 from vq.core.settings import DEFAULT_MODEL
 
 BUNDLED_NAMES = {DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL}
@@ -256,6 +257,10 @@ def shared_model(kind: str, name: str, device: str, batch_size: int = 64,
     ``devices``/``processes`` (settings ``devices``, ``encode_processes``) ask a
     build's encoder for a multi-process pool; query callers leave them out.
     """
+    if is_test_model(name):  # vq-test/hash-384: only with VQ_TEST_MODELS=1, never torch
+        if kind != "encoder":
+            raise ModelLoadError(name, "test models only encode; they cannot rerank")
+        return HashEncoder(name, batch_size)
     pool = (tuple(devices or ()), processes) if kind == "encoder" else ((), 1)
     key: tuple = (kind, name, device) if pool == ((), 1) else (kind, name, device, *pool)
     if key not in _LOADED:

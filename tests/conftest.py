@@ -141,6 +141,18 @@ def settings(config_file):
     return load_settings(str(config_file))
 
 
+TEST_MODEL = "vq-test/hash-384"
+
+
+@pytest.fixture
+def test_models(monkeypatch):
+    """Allow the deterministic test encoder (``model: vq-test/hash-384``) in this test and
+    its subprocesses: for tests of locking, crashes, storage and scheduling, where the
+    vectors' meaning does not matter and a model load per subprocess would."""
+    monkeypatch.setenv("VQ_TEST_MODELS", "1")
+    return TEST_MODEL
+
+
 @pytest.fixture(scope="session")
 def encoder():
     """The real bundled MiniLM, loaded once for the whole session."""

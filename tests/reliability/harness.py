@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
+TEST_MODEL = "vq-test/hash-384"  # deterministic, no torch: see vq.core.hash_encoder
 WORDS = ["lock", "index", "vector", "chunk", "heading", "schedule", "cron", "deploy",
          "rollback", "release", "model", "encode", "query", "filter", "vault", "manifest",
          "crash", "repair", "version", "reader", "writer", "table"]
@@ -54,10 +55,14 @@ def mutate_vault(root: Path, seed: int) -> None:
         (root / f"new{seed}_{i}.md").write_text(f"# New {i}\n\nfresh {rng.choice(WORDS)}\n")
 
 
-def write_config(path: Path, vault: Path, index: Path, batch: int = 5) -> Path:
-    data = {"index_dir": str(index), "device": "cpu", "write_batch_files": batch,
-            "maintenance": {"cleanup_grace_minutes": 0},
-            "vaults": {"v": {"path": str(vault)}}}
+def write_config(path: Path, vault: Path, index: Path | str, batch: int = 5,
+                 model: str | None = None) -> Path:
+    """``model``: e.g. ``TEST_MODEL`` (needs VQ_TEST_MODELS=1) to skip the model load."""
+    data: dict = {"index_dir": str(index), "device": "cpu", "write_batch_files": batch,
+                  "maintenance": {"cleanup_grace_minutes": 0},
+                  "vaults": {"v": {"path": str(vault)}}}
+    if model:
+        data["model"] = model
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
 
@@ -147,11 +152,11 @@ def watched_build(config: Path, index: Path) -> Timing:
     return Timing(first, len(watch.changes), total)
 
 
-def timings(workdir: Path, files: int) -> dict[str, Timing]:
+def timings(workdir: Path, files: int, model: str | None = None) -> dict[str, Timing]:
     """How a first and an incremental build of a seed-0 vault spend their time here."""
     vault, index = workdir / "vault", workdir / "index"
     write_vault(vault, 0, files)
-    cfg = write_config(workdir / "t.yaml", vault, index)
+    cfg = write_config(workdir / "t.yaml", vault, index, model=model)
     first = watched_build(cfg, index)
     mutate_vault(vault, 0)
     return {"first": first, "incremental": watched_build(cfg, index)}
@@ -165,7 +170,8 @@ class Kill:
     killed: bool
 
 
-def kill_build(config: Path, index: Path, timing: Timing, rng: random.Random) -> Kill:
+def kill_build(config: Path, index: Path, timing: Timing, rng: random.Random,
+               within: float = 1.0) -> Kill:
     """Start a build and SIGKILL it at a moment drawn from three kinds, so kills land in
     every stage, not only in the seconds of imports and model load before any write:
 
@@ -173,6 +179,10 @@ def kill_build(config: Path, index: Path, timing: Timing, rng: random.Random) ->
     - ``working`` (45%): uniformly over the build's working time after its first write
       (chunking, encoding, chunk and manifest writes, optimize);
     - ``at-write`` (40%): a few milliseconds after the k-th write the watcher sees.
+
+    ``within`` < 1 draws the working and at-write moments from that first fraction of
+    the build only, so a test's kill lands while the build still runs (a kill that
+    never fired proves nothing, and the tests fail on one).
     """
     roll = rng.random()
     watch = Watch(config, index)
@@ -180,12 +190,12 @@ def kill_build(config: Path, index: Path, timing: Timing, rng: random.Random) ->
         mode, deadline = "startup", rng.uniform(0.2, 1.0) * timing.first_write
         alive = watch.until(lambda: time.monotonic() - watch.started >= deadline)
     elif roll < 0.6:
-        mode, extra = "working", rng.uniform(0, timing.total - timing.first_write)
+        mode, extra = "working", rng.uniform(0, within * (timing.total - timing.first_write))
         alive = watch.until(lambda: bool(watch.changes))
         mark = time.monotonic()
         alive = alive and watch.until(lambda: time.monotonic() - mark >= extra)
     else:
-        mode, k = "at-write", rng.randint(1, max(1, timing.writes))
+        mode, k = "at-write", rng.randint(1, max(1, int(within * timing.writes)))
         alive = watch.until(lambda: len(watch.changes) >= k)
         mark, jitter = time.monotonic(), rng.uniform(0, 0.02)
         alive = alive and watch.until(lambda: time.monotonic() - mark >= jitter)
@@ -217,19 +227,20 @@ def subprocess_build(config: Path) -> None:
 
 def run_seed(workdir: Path, seed: int, timing: dict[str, Timing], files: int = 40,
              build: Callable[[Path], None] = subprocess_build,
-             phases: tuple[str, ...] = ("first", "incremental")) -> list[Trial]:
+             phases: tuple[str, ...] = ("first", "incremental"), model: str | None = None,
+             within: float = 1.0) -> list[Trial]:
     """Kill a first and/or an incremental build (see ``kill_build``); check each converges.
 
-    ``timing``: ``timings()`` of this machine. ``build`` runs the reference and repair
-    builds (in-process in the tests).
+    ``timing``: ``timings()`` of this machine (with the same ``model``). ``build`` runs
+    the reference and repair builds (in-process in the tests).
     """
     rng = random.Random(seed)
     vault, ref_index, index = workdir / "vault", workdir / "ref", workdir / "index"
     for p in (vault, ref_index, index):
         shutil.rmtree(p, ignore_errors=True)
     write_vault(vault, seed, files)
-    ref_cfg = write_config(workdir / "ref.yaml", vault, ref_index)
-    cfg = write_config(workdir / "vq.yaml", vault, index)
+    ref_cfg = write_config(workdir / "ref.yaml", vault, ref_index, model=model)
+    cfg = write_config(workdir / "vq.yaml", vault, index, model=model)
     trials = []
     if phases[0] == "incremental":
         build(cfg)  # start from a complete index
@@ -238,7 +249,7 @@ def run_seed(workdir: Path, seed: int, timing: dict[str, Timing], files: int = 4
             mutate_vault(vault, seed)
         shutil.rmtree(ref_index, ignore_errors=True)
         build(ref_cfg)
-        kill = kill_build(cfg, index, timing[phase], rng)
+        kill = kill_build(cfg, index, timing[phase], rng, within)
         build(cfg)  # a killed holder's lock must not block this build
         trials.append(Trial(seed, phase, kill, snapshot(str(index)) == snapshot(str(ref_index))))
     return trials

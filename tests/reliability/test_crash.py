@@ -1,4 +1,9 @@
-"""SIGKILL at random moments of real `vq build` subprocesses, then a normal build converges."""
+"""SIGKILL at random moments of real `vq build` subprocesses, then a normal build converges.
+
+The builds use the deterministic test encoder (``vq-test/hash-384``): what is under
+test is the order of table writes, not the vectors, and every subprocess skips
+the seconds of torch import and model load before its first write.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +11,34 @@ import pytest
 
 from tests.reliability import harness
 from vq.core.settings import load_settings
-from vq.jobs.runner import Skipped
+from vq.jobs.runner import Skipped, locked_build
 
-pytestmark = [pytest.mark.model, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def timing(tmp_path_factory):
     """When an unkilled first and incremental `vq build` subprocess write, here."""
-    return harness.timings(tmp_path_factory.mktemp("timing"), 30)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VQ_TEST_MODELS", "1")
+        return harness.timings(tmp_path_factory.mktemp("timing"), 30, harness.TEST_MODEL)
 
 
-# Seeds chosen so the kills land after the first write (see harness.kill_build), the
-# kind that leaves half-written tables: a kill during start-up has nothing to break.
+# Seeds chosen so each kind of kill is tried once on each phase's draw; ``within=0.5``
+# keeps every kill inside the build's first half, so it lands while the build runs.
 @pytest.mark.parametrize("seed, phase, mode", [(3, "first", "working"), (5, "first", "at-write"),
                                                (2, "incremental", "at-write"),
                                                (4, "incremental", "working")])
-def test_killed_builds_converge_to_a_clean_build(tmp_path, seed, phase, mode, timing, build):
+def test_killed_builds_converge_to_a_clean_build(tmp_path, seed, phase, mode, timing,
+                                                  test_models):
     def in_process(config):
-        result = build(load_settings(str(config)))
+        result = locked_build(load_settings(str(config)))
         assert not isinstance(result, Skipped), "a killed build's lock was still held"
 
     trials = harness.run_seed(tmp_path, seed, timing, files=30, build=in_process,
-                              phases=(phase,))
+                              phases=(phase,), model=harness.TEST_MODEL, within=0.5)
     assert [(t.phase, t.kill.mode) for t in trials] == [(phase, mode)]
     for t in trials:
+        assert t.kill.killed, f"the build finished before the kill: nothing was tested {t}"
+        assert t.kill.writes_seen >= 1, f"killed before its first write {t}"
         assert t.converged, t
-        assert t.kill.writes_seen >= 1 or not t.kill.killed, t  # killed mid-build, not before
