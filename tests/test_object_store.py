@@ -226,13 +226,12 @@ def test_incremental_build_and_version_cleanup(s3_config, build, vault):
     assert len(store.open_index(settings.index_dir).chunks.list_versions()) <= 2 < kept
 
 
-@pytest.mark.model
 @pytest.mark.slow
-def test_readers_keep_searching_while_the_writer_commits(tmp_path, s3_uri):
+def test_readers_keep_searching_while_the_writer_commits(tmp_path, s3_uri, test_models):
     """Searching processes never fail and only see committed rows while builds commit."""
     vault = tmp_path / "vault"
     harness.write_vault(vault, 7, 20)
-    cfg = harness.write_config(tmp_path / "vq.yaml", vault, s3_uri, batch=5)
+    cfg = harness.write_config(tmp_path / "vq.yaml", vault, s3_uri, batch=5, model=test_models)
     cfg.write_text(cfg.read_text().replace("cleanup_grace_minutes: 0",
                                            "cleanup_grace_minutes: 0.02"))
     log, stop = tmp_path / "committed.jsonl", tmp_path / "stop"
@@ -265,10 +264,9 @@ def vq_build(cfg: Path, lock: Path) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-@pytest.mark.model
 @pytest.mark.slow
 def test_two_builders_anyway_leave_readable_tables_and_a_build_converges(
-        tmp_path, s3_uri, build, s3_endpoint):
+        tmp_path, s3_uri, s3_endpoint, test_models):
     """Two builders on one bucket with different local locks. LanceDB commits each
     version with a conditional put, so every commit is whole and the tables stay
     readable; a builder may lose a commit conflict and fail saying so. vq's own
@@ -278,11 +276,11 @@ def test_two_builders_anyway_leave_readable_tables_and_a_build_converges(
 
     vault = tmp_path / "vault"
     harness.write_vault(vault, 3, 20)
-    cfg = harness.write_config(tmp_path / "vq.yaml", vault, s3_uri, batch=4)
+    cfg = harness.write_config(tmp_path / "vq.yaml", vault, s3_uri, batch=4, model=test_models)
     cfg.write_text(cfg.read_text().replace("cleanup_grace_minutes: 0",
                                            "cleanup_grace_minutes: 10"))
     settings = load_settings(str(cfg))
-    assert build(settings).outcome == "ok"
+    assert locked_build(settings).outcome == "ok"
     harness.mutate_vault(vault, 11)
     procs = [vq_build(cfg, tmp_path / f"builder{i}.lock") for i in range(2)]
     outcomes = []
@@ -300,10 +298,10 @@ def test_two_builders_anyway_leave_readable_tables_and_a_build_converges(
     hits = search(settings, Query("fresh release", method="lexical")).hits
     assert hits and all(h.path.endswith(".md") for h in hits)
 
-    assert build(settings).outcome == "ok"
+    assert locked_build(settings).outcome == "ok"
     clean = f"s3://{new_bucket(s3_endpoint)}/index"
-    clean_cfg = harness.write_config(tmp_path / "clean.yaml", vault, clean)
-    assert build(load_settings(str(clean_cfg))).outcome == "ok"
+    clean_cfg = harness.write_config(tmp_path / "clean.yaml", vault, clean, model=test_models)
+    assert locked_build(load_settings(str(clean_cfg))).outcome == "ok"
     assert harness.snapshot(s3_uri) == harness.snapshot(clean)
 
 

@@ -60,11 +60,11 @@ def python(code: str, *args: str | Path) -> subprocess.Popen:
 
 
 def run(workdir: Path, rounds: int = 4, methods: tuple[str, ...] = ("lexical", "hybrid"),
-        grace_minutes: float = 0.02, timeout: float = 600) -> dict:
+        grace_minutes: float = 0.02, timeout: float = 600, model: str | None = None) -> dict:
     """Returns {"searches", "errors", "unknown_ids", "builds"} over all readers."""
     vault, index = workdir / "vault", workdir / "index"
     write_vault(vault, 7, 30)
-    cfg = write_config(workdir / "vq.yaml", vault, index, batch=5)
+    cfg = write_config(workdir / "vq.yaml", vault, index, batch=5, model=model)
     text = cfg.read_text().replace("cleanup_grace_minutes: 0",
                                    f"cleanup_grace_minutes: {grace_minutes}")
     cfg.write_text(text)
