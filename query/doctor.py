@@ -228,6 +228,7 @@ def model_check(settings: Settings, device: str, index: Any) -> Check:
         else:
             os.environ["HF_HUB_OFFLINE"] = offline
     where = ("bundled package" if _bundled(settings.model)
+             else "test encoder, VQ_TEST_MODELS=1" if settings.model.startswith("vq-test/")
              else "local path" if Path(model_location(settings.model)).expanduser().exists()
              else "local cache")
     detail = f"{settings.model} loads offline ({where}), dim {enc.dim}"
