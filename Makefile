@@ -26,8 +26,10 @@ demo: install
 	$(BIN)/vq --config examples/demo.yaml search -n 5 "how does a build skip when another holds the lock"
 
 # The suite runs after the lint checks, so CI (.ci/run = `make test`) runs both.
+# PYTEST_ARGS: extra pytest options, e.g. `make test PYTEST_ARGS=--durations=20`.
+PYTEST_ARGS ?=
 test: lint
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not model and not slow"

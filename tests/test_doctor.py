@@ -168,11 +168,12 @@ def test_no_model_never_imports_torch(config_file):
              "try:\n    runpy.run_module('vq', run_name='__main__')\n"
              "except SystemExit as e:\n    code = e.code\n"
              "print('TORCH', 'torch' in sys.modules, 'sentence_transformers' in sys.modules, "
-             "file=sys.stderr)")
+             "'WRITE', sorted(m for m in sys.modules if m.startswith(('vq.indexer', "
+             "'vq.jobs'))), file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", probe, "--config", str(config_file), "doctor",
                           "--no-model", "--json"], capture_output=True, text=True, timeout=120,
                          env={**os.environ})
-    assert "TORCH False False" in out.stderr, out.stderr[-800:]
+    assert "TORCH False False WRITE []" in out.stderr, out.stderr[-800:]
     data = json.loads(out.stdout)
     assert data["ok"] is False  # no index built in this test
     assert {c["name"] for c in data["checks"] if c["status"] == "skip"} == {

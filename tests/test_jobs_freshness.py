@@ -104,6 +104,8 @@ SCRIPT = textwrap.dedent("""\
     except SystemExit as exc:
         code = exc.code
     heavy = [m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules]
+    heavy += sorted({m.split(".")[1] for m in sys.modules
+                     if m.startswith(("vq.indexer", "vq.jobs"))})
     with open(sys.argv[1], "w") as out:
         json.dump({"code": code, "heavy": heavy}, out)
     """)
@@ -111,7 +113,8 @@ SCRIPT = textwrap.dedent("""\
 
 @pytest.mark.model
 @pytest.mark.slow
-def test_status_check_in_a_fresh_interpreter_never_imports_torch(built, vault, tmp_path):
+def test_status_check_in_a_fresh_interpreter_never_imports_torch_or_the_write_side(
+        built, vault, tmp_path):
     (vault / "late.md").write_text("# Late\n\nWritten after the build.\n")
     report = tmp_path / "report.json"
     done = subprocess.run([sys.executable, "-c", SCRIPT, str(report), "--config",

@@ -129,7 +129,8 @@ def _unprivileged() -> dict:
     return {"preexec_fn": _drop_read_override}
 
 
-def test_unreadable_file_is_reported_then_indexed_once_readable(tmp_path):
+def test_unreadable_file_is_reported_then_indexed_once_readable(tmp_path, test_models):
+    """Three `vq` subprocesses: the test encoder spares each a model load."""
     root = tmp_path / "v"
     root.mkdir()
     (root / "good.md").write_text("# Good\n\nKettles boil water.\n")
@@ -137,6 +138,7 @@ def test_unreadable_file_is_reported_then_indexed_once_readable(tmp_path):
     locked.write_text("# Locked\n\nThe unreadable teapot note.\n")
     locked.chmod(0)
     cfg = write_config(tmp_path / "p.yaml", {"index_dir": str(tmp_path / "index"),
+                                             "model": test_models,
                                              "vaults": {"v": {"path": str(root)}}})
     result = run_vq("--config", cfg, "build", "--json", **_unprivileged())
     assert result.returncode == 0, result.stderr
