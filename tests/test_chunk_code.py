@@ -216,3 +216,15 @@ def test_text_handler_packs_paragraphs() -> None:
         (2, 2, "notes/plain.txt"),
         (5, 5, "notes/plain.txt"),
     ]
+
+
+def test_every_handler_name_in_the_core_table_has_a_handler():
+    from vq.core import filetypes
+    from vq.indexer.handlers import HANDLERS
+
+    names = set(filetypes.HANDLER_BY_EXTENSION.values()) | set(
+        filetypes.HANDLER_BY_FILENAME.values())
+    assert names == set(HANDLERS)
+    assert names >= filetypes.BINARY_HANDLERS
+    assert filetypes.language_for("src/App.TSX") == "typescript"
+    assert filetypes.suffix("docs/a.Report.DOCX") == ".docx" and filetypes.suffix(".bashrc") == ""
