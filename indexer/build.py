@@ -2,9 +2,9 @@
 
 The caller holds the build lock (``vq.jobs.runner``). What to read, record and
 drop comes from ``vq.core.manifest.reconcile``, the same plan `vq status --check`
-and `vq doctor` report, so a build does exactly what they said was stale. Work is written in batches
-so a long first build makes durable progress and a stop request (SIGTERM) is
-honoured between batches. Every bad file is recorded in the manifest with its
+and `vq doctor` report, so a build does exactly what they said was stale. Work
+is written in batches so a long first build makes durable progress and a stop
+request (SIGTERM) is honoured between batches. Every bad file is recorded in the manifest with its
 reason; nothing already indexed for it is lost.
 """
 
