@@ -7,6 +7,7 @@ the same tree made by the same code, never with fixed values.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -141,8 +142,8 @@ def test_a_killed_worker_is_retried_or_repaired(pair, build, monkeypatch):
 
     monkeypatch.setattr(engine_ray, "MAX_RETRIES", 0)  # now the build itself fails
     harness.mutate_vault(vault, 7)
-    with pytest.raises(ray.exceptions.RayError):
-        killed_worker_build(settings)
+    with pytest.raises(ray.exceptions.RayError):  # batches past the kill meet a dead actor
+        killed_worker_build(dataclasses.replace(settings, write_batch_files=2))
     assert build(load_settings(str(ray_cfg))).outcome == "ok"  # a local build repairs it
     assert build(load_settings(str(local_cfg))).outcome == "ok"
     assert_same_index(settings.index_dir, index_of(local_cfg))
