@@ -180,8 +180,8 @@ def connect(ray: Any, address: str | None) -> None:
     if ray.is_initialized():
         return
     quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": "warning"}
-    with warnings.catch_warnings():  # lancedb warns at every fork; Ray forks only to exec
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings():  # lance(db) warn at every fork; Ray forks only to exec
+        warnings.simplefilter("ignore")
         if address or os.environ.get("RAY_ADDRESS"):
             ray.init(address=address, **quiet)
         else:
