@@ -51,12 +51,6 @@ def chunk_table(meta: IndexMeta, rows: list[dict], vectors: np.ndarray) -> pa.Ta
     return pa.Table.from_pydict(columns, schema=schema)
 
 
-def add_chunks(index: Index, rows: list[dict], vectors: np.ndarray) -> None:
-    if not rows:
-        return
-    index.chunks.add(chunk_table(index.meta, rows, vectors))
-
-
 def mark_pending(index: Index, keys: list[tuple[str, str]]) -> None:
     """Blank the hash of files about to be rewritten, before their chunks change.
 
