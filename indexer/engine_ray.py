@@ -48,8 +48,8 @@ def require_ray() -> Any:
             import lance  # noqa: F401 - the fragment writes need pylance as well
             import ray
     except ImportError as exc:
-        raise VqError(f"engine 'ray' needs {exc.name or 'ray'}, which is not installed",
-                      INSTALL) from None
+        raise VqError(f"engine 'ray' needs {exc.name or 'ray'}, which is not installed: "
+                      f"{INSTALL}") from None  # one line: the fix is the message
     return ray
 
 
