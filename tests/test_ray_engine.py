@@ -91,6 +91,8 @@ def test_ray_build_equals_local_build_then_one_edit_encodes_one_chunk(pair, cli,
     assert first["device"].startswith("ray: 1 cpu actor") and first["files_new"] == 24
     assert build(load_settings(str(local_cfg))).outcome == "ok"
     assert_same_index(index_of(ray_cfg), index_of(local_cfg))
+    versions = [store.open_index(index_of(c)).chunks.version for c in (ray_cfg, local_cfg)]
+    assert versions[0] == versions[1]  # one chunk commit per batch, as locally, not per task
 
     note = vault / "d3" / "note3.md"
     text = note.read_text()
