@@ -4,7 +4,9 @@ Writes ``bench/results/<date>.json`` and ``<date>.md`` (``<date>-quick.*``
 for the quick subset) and prints the Markdown. The machine the numbers came
 from (cores, memory, device, load average) is part of both.
 
-    python -m bench.run [--quick] [--only quality|speed] [--work DIR] [--keep]
+Ray build throughput (``bench.ray_build``) runs when the ``vq[ray]`` extra is installed.
+
+    python -m bench.run [--quick] [--only quality|speed|ray] [--work DIR] [--keep]
                         [--sizes N ...] [--vault-sizes N ...] [--ann-max-rows N]
 """
 
@@ -17,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import quality, report, speed
+from bench import quality, ray_build, report, speed
 from bench.common import RESULTS, log, machine, prepare_env, save_json, scratch
 
 
@@ -29,13 +31,15 @@ def markdown(result: dict) -> str:
         parts += ["### Retrieval quality", report.quality_markdown(result["quality"]).rstrip()]
     if "speed" in result:
         parts += ["### Speed", report.speed_markdown(result["speed"]).rstrip()]
+    if "ray" in result:
+        parts += ["### Ray build", ray_build.markdown(result["ray"])]
     return "\n\n".join(parts) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="the few-minutes subset")
-    ap.add_argument("--only", choices=("quality", "speed"))
+    ap.add_argument("--only", choices=("quality", "speed", "ray"))
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
     ap.add_argument("--out", type=Path, default=RESULTS, help="results folder")
@@ -52,13 +56,16 @@ def main(argv: list[str] | None = None) -> int:
             result["speed"] = speed.run(work / "speed", args.quick, args.sizes,
                                         args.vault_sizes, args.ann_max_rows,
                                         tuple(args.sections))
+        if args.only in (None, "ray") and ray_build.available():
+            files = 120 if args.quick else 300
+            result["ray"] = ray_build.run(work / "ray", files, files // 3, files // 12)
     finally:
         if not args.keep and args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     result["seconds"] = round(time.time() - started)
     result["machine"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     parts = [result["date"], "quick" if args.quick else "", args.only or ""]
-    if args.only != "quality" and set(args.sections) != set(speed.SECTIONS):
+    if args.only not in ("quality", "ray") and set(args.sections) != set(speed.SECTIONS):
         parts.append("+".join(args.sections))
     stem = "-".join(p for p in parts if p)
     save_json(args.out / f"{stem}.json", result)

@@ -70,11 +70,48 @@ class ScheduleSettings:
     stop_timeout_seconds: int = 60
 
 
+# --- build engine (issue 18): `engine`, `ray.*` ------------------------------------------
+ENGINES = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class RaySettings:
+    """Where `engine: ray` sends the chunk + encode work (see docs/ray.md).
+
+    ``address`` None: join ``RAY_ADDRESS`` if set, else start a local Ray on this
+    machine. ``batch_size``: files per Ray task; a write batch (``write_batch_files``)
+    is split into tasks and committed once when all of them are back.
+    """
+
+    address: str | None = None
+    num_gpus_per_worker: float = 1.0
+    batch_size: int = 50
+
+
+def _check_engine(label: str, kwargs: dict[str, Any]) -> None:
+    ray = kwargs.get("ray")
+    if ray is None:
+        return
+    if not ray.num_gpus_per_worker > 0:
+        raise ConfigError(label, "ray.num_gpus_per_worker",
+                          f"must be more than 0, got {ray.num_gpus_per_worker}",
+                          "give the GPUs one encode actor holds, e.g. 1 (or 0.5 to share one)")
+    if ray.batch_size < 1:
+        raise ConfigError(label, "ray.batch_size", "must be at least 1",
+                          "give the files per Ray task, e.g. 50")
+    if ray.address is not None and not ray.address.strip():
+        raise ConfigError(label, "ray.address", "is empty",
+                          "give a cluster address like ray://head:10001 or host:6379, "
+                          "or null to start a local Ray")
+# --- end build engine --------------------------------------------------------------------
+
+
 SECTIONS: dict[str, type] = {
     "chunk": ChunkSettings,
     "search": SearchSettings,
     "maintenance": MaintenanceSettings,
     "schedule": ScheduleSettings,
+    "ray": RaySettings,
 }
 
 
@@ -99,6 +136,8 @@ class Settings:
     search: SearchSettings = SearchSettings()
     maintenance: MaintenanceSettings = MaintenanceSettings()
     schedule: ScheduleSettings = ScheduleSettings()
+    engine: str = "local"
+    ray: RaySettings = RaySettings()
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def vault(self, vault_id: str) -> Vault | None:
@@ -126,8 +165,10 @@ SCALARS: dict[str, tuple[type, ...]] = {
     "devices": (list, type(None)),
     "encode_processes": (int,),
     "hook_timeout_seconds": (float, int),
+    "engine": (str,),
 }
-CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS}
+CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS,
+           "engine": ENGINES}
 TOP_KEYS = (*SCALARS, "storage_options", "hooks", "vaults", *SECTIONS)
 DEVICE_ENTRY = re.compile(r"(cpu|cuda|mps|xpu|npu)(:\d+)?")
 VAULT_KEYS = ("path", "include", "exclude", "kind", "gitignore")
@@ -252,7 +293,8 @@ def _env_values() -> dict[str, Any]:
                 out[key] = yaml.safe_load(raw) if raw else raw
             except yaml.YAMLError:
                 out[key] = raw
-            if top in ("index_dir", "model", "lock_path") and out[key] is not None:
+            if (top in ("index_dir", "model", "lock_path") or key == "ray.address") \
+                    and out[key] is not None:
                 out[key] = raw
     return out
 
@@ -282,6 +324,7 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
         if value is not None and value not in allowed:
             raise ConfigError(label, key, f"{value!r} is not one of {', '.join(allowed)}",
                               f"set {key} to one of: {', '.join(allowed)}")
+    _check_engine(label, kwargs)
     kwargs["index_dir"] = _index_dir(kwargs.get("index_dir"), base, path)
     if kwargs.get("lock_path"):
         kwargs["lock_path"] = str(_resolve(kwargs["lock_path"], base))

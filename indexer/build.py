@@ -16,8 +16,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
 from vq.core import store
 from vq.core.builds import record_build
 from vq.core.encoder import Encoder, shared_model
@@ -27,11 +25,9 @@ from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
 from vq.core.walk import Discovery, FileEntry, discover_for
 from vq.indexer import maintain, write
-from vq.indexer.extract_cache import FileChunker
-from vq.indexer.handlers.base import Limits
+from vq.indexer.engine import Chunked, Engine, FileWork, make_engine
 from vq.indexer.progress import NullProgress
-from vq.indexer.reading import Unreadable, content_hash, read_bytes
-from vq.indexer.rows import PendingChunk, document_rows, manifest_row, problem_row
+from vq.indexer.rows import problem_row
 
 
 @dataclass
@@ -95,9 +91,7 @@ class Builder:
         self.should_stop = should_stop or (lambda: False)
         self.summary = BuildSummary(model=settings.model, rebuilt=rebuild)
         self._encoder = encoder
-        self.limits = Limits(settings.chunk.max_chars, settings.chunk.min_chars)
-        self.chunker = FileChunker(settings, self.limits)
-        self.kinds = {v.id: v.kind for v in settings.vaults}
+        self.engine: Engine = make_engine(settings, rebuild, self.progress, self.encoder)
         self.wrote = False
 
     def encoder(self) -> Encoder:
@@ -109,6 +103,12 @@ class Builder:
         return self._encoder
 
     def run(self, vault_ids: tuple[str, ...] = ()) -> BuildSummary:
+        try:
+            return self._run(vault_ids)
+        finally:
+            self.engine.close()
+
+    def _run(self, vault_ids: tuple[str, ...]) -> BuildSummary:
         started, timer = time.time(), _Timer(self.summary)
         index = self.open_index()
         vaults = [v for v in self.settings.vaults if not vault_ids or v.id in vault_ids]
@@ -122,8 +122,7 @@ class Builder:
         timer.lap("discover")
         problem_rows = self._problem_rows(found, plan, manifest)
         self._process(index, plan.to_read, manifest, timer)
-        for reason, count in self.chunker.skipped.items():  # minified, generated
-            self.summary.skipped[reason] = self.summary.skipped.get(reason, 0) + count
+        self.summary.device = self.summary.device or self.engine.device()
         if self.summary.outcome == "ok":
             write.upsert_manifest(index, problem_rows)
             self.summary.chunks_deleted += write.delete_chunks(index, plan.deleted)
@@ -152,8 +151,7 @@ class Builder:
             if meta.chunker_version == CHUNKER_VERSION:
                 return index
             self.summary.rebuilt = True  # new chunk boundaries: new tables, all re-encoded
-        enc = self.encoder()
-        meta = IndexMeta(model=self.settings.model, dim=enc.dim,
+        meta = IndexMeta(model=self.settings.model, dim=self.engine.dim(),
                          vector_dtype=self.settings.vector_dtype)
         self.wrote = True
         return store.create_index(location, meta, self.settings.storage_options or None)
@@ -209,92 +207,42 @@ class Builder:
 
     def _process(self, index: store.Index, entries: list[FileEntry],
                  manifest: dict[tuple[str, str], ManifestRow], timer: _Timer) -> None:
+        """Hand the files to the engine a write batch at a time; commit each batch whole."""
         self.progress.stage("index", total=len(entries))
         step = max(1, self.settings.write_batch_files)
-        for start in range(0, len(entries), step):
+        batches = ([FileWork(e, manifest.get((e.vault, e.path))) for e in entries[i:i + step]]
+                   for i in range(0, len(entries), step))
+        done = self.engine.run(index, batches)
+        for _ in range(0, len(entries), step):
             if self.should_stop():
                 self.summary.outcome = "interrupted"
                 return
-            batch = entries[start:start + step]
-            pending, keys, rows = self._chunk_batch(batch, manifest)
-            timer.lap("chunk")
-            vectors = self._vectors(index, pending)
-            timer.lap("encode")
-            write.mark_pending(index, keys)
-            self.summary.chunks_deleted += write.delete_chunks(index, keys)
-            write.add_chunks(index, [p.row for p in pending], vectors)
-            write.upsert_manifest(index, rows)
-            self.summary.chunks_written += len(pending)
-            self.wrote |= bool(keys or rows)
+            batch = next(done)
+            timer.lap("engine")  # wall time; the engine's own chunk/encode seconds follow
+            self._commit(index, batch)
             timer.lap("write")
-            self.progress.advance(len(batch))
+            self.progress.advance(batch.files)
 
-    def _chunk_batch(self, batch: list[FileEntry], manifest: dict[tuple[str, str], ManifestRow]
-                     ) -> tuple[list[PendingChunk], list[tuple[str, str]], list[dict]]:
-        """Read, hash and chunk; return new chunks, the keys they replace, manifest rows."""
-        pending: list[PendingChunk] = []
-        keys: list[tuple[str, str]] = []
-        rows: list[dict] = []
-        for entry in batch:
-            old = manifest.get((entry.vault, entry.path))
-            name, handler = self.chunker.claim(entry.path) or ("", None)
-            try:
-                data = read_bytes(entry.abs_path)
-                digest = content_hash(data)
-                if old and old.error is None and old.hash == digest:
-                    self.summary.files_restamped += 1
-                    rows.append(manifest_row(entry, digest, old.chunks, name, None))
-                    continue
-                doc = self.chunker.chunk(name, handler, data, digest, entry)
-            except Unreadable as exc:
-                self._keep_old(entry, old, name, str(exc), rows)
-                continue
-            except Exception as exc:  # noqa: BLE001 - one bad file never stops the build
-                reason = f"{name} handler failed: {type(exc).__name__}: {exc}"[:300]
-                self._keep_old(entry, old, name, reason, rows)
-                continue
-            new = document_rows(entry, self.kinds.get(entry.vault, "notes"), name, doc)
-            pending.extend(new)
-            keys.append((entry.vault, entry.path))
-            rows.append(manifest_row(entry, digest, len(new), name, None))
-            if old and old.hash:
-                self.summary.files_changed += 1
-            else:
-                self.summary.files_new += 1
-        return pending, keys, rows
-
-    def _keep_old(self, entry: FileEntry, old: ManifestRow | None, handler: str, reason: str,
-                  rows: list[dict]) -> None:
-        """Record the error; the file's previously indexed chunks stay searchable."""
-        self._problem(entry.vault, entry.path, reason)
-        if old and old.error == reason and (old.size, old.mtime_ns) == (entry.size,
-                                                                        entry.mtime_ns):
-            return  # the same error on the same file: nothing new to write
-        rows.append(manifest_row(entry, old.hash if old else "", old.chunks if old else 0,
-                                 handler, reason))
-
-    def _vectors(self, index: store.Index, pending: list[PendingChunk]) -> np.ndarray:
-        """Stored vectors for known text hashes; encode only the rest."""
-        if not pending:
-            return np.zeros((0, index.meta.dim), dtype=np.float32)
-        known = {} if self.rebuild else write.stored_vectors(index, {p.text_hash for p in pending})
-        out = np.zeros((len(pending), index.meta.dim), dtype=np.float32)
-        todo: dict[str, list[int]] = {}
-        for i, p in enumerate(pending):
-            if p.text_hash in known:
-                out[i] = known[p.text_hash]
-                self.summary.chunks_reused += 1
-            else:
-                todo.setdefault(p.text_hash, []).append(i)
-        if todo:
-            texts = [pending[idx[0]].row["text"] for idx in todo.values()]
-            self.progress.stage("encode", total=len(texts))
-            vecs = self.encoder().encode(texts, progress=self.progress.advance)
-            for vec, idx in zip(vecs, todo.values(), strict=True):
-                out[idx] = vec
-            self.summary.chunks_encoded += len(texts)
-            self.progress.stage("index")
-        return out
+    def _commit(self, index: store.Index, batch: Chunked) -> None:
+        """The crash-safe order: blank the hashes, replace the chunks, then the manifest."""
+        write.mark_pending(index, batch.keys)
+        self.summary.chunks_deleted += write.delete_chunks(index, batch.keys)
+        batch.commit_chunks(index)
+        write.upsert_manifest(index, batch.manifest)
+        s = self.summary
+        s.chunks_written += batch.rows
+        s.chunks_encoded += batch.encoded
+        s.chunks_reused += batch.reused
+        s.files_new += batch.new
+        s.files_changed += batch.changed
+        s.files_restamped += batch.restamped
+        for problem in batch.problems:
+            self._problem(problem["vault"], problem["path"], problem["reason"])
+        for reason, count in batch.skipped.items():  # minified, generated
+            s.skipped[reason] = s.skipped.get(reason, 0) + count
+        for stage, took in batch.seconds.items():
+            s.seconds[stage] = round(s.seconds.get(stage, 0) + took, 3)
+        self.wrote |= bool(batch.keys or batch.manifest)
 
     def _record(self, index: store.Index, started: float) -> None:
         s = self.summary

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 import pyarrow as pa
 
-from vq.core.schema import FILES_SCHEMA, chunks_schema
+from vq.core.schema import FILES_SCHEMA, IndexMeta, chunks_schema
 from vq.core.store import IN_BATCH, Index, path_filter, sql_in
 
 
@@ -41,15 +41,14 @@ def delete_chunks(index: Index, keys: Iterable[tuple[str, str]]) -> int:
     return deleted
 
 
-def add_chunks(index: Index, rows: list[dict], vectors: np.ndarray) -> None:
-    if not rows:
-        return
-    schema = chunks_schema(index.meta)
+def chunk_table(meta: IndexMeta, rows: list[dict], vectors: np.ndarray) -> pa.Table:
+    """Chunk rows plus their vectors as an Arrow table in the index's schema and dtype."""
+    schema = chunks_schema(meta)
     columns = {f.name: [r[f.name] for r in rows] for f in schema if f.name != "vector"}
-    dtype = np.float16 if index.meta.vector_dtype == "float16" else np.float32
+    dtype = np.float16 if meta.vector_dtype == "float16" else np.float32
     flat = pa.array(vectors.astype(dtype).reshape(-1))
-    columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, index.meta.dim)
-    index.chunks.add(pa.Table.from_pydict(columns, schema=schema))
+    columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, meta.dim)
+    return pa.Table.from_pydict(columns, schema=schema)
 
 
 def mark_pending(index: Index, keys: list[tuple[str, str]]) -> None:
@@ -86,3 +85,31 @@ def delete_vaults(index: Index, vault_ids: Iterable[str]) -> int:
     index.chunks.delete(predicate)
     index.files.delete(predicate)
     return deleted
+
+
+def write_fragments(uri: str, storage_version: str, table: pa.Table,
+                    storage_options: dict[str, str] | None) -> list:
+    """Write rows as Lance data files beside the ``chunks`` table, in no version yet.
+
+    Until ``append_fragments`` commits them readers never see them; a worker
+    killed before that leaves only unreferenced files, which cleanup removes.
+    """
+    from lance.fragment import write_fragments as lance_write
+
+    return lance_write(table, uri, schema=table.schema, data_storage_version=storage_version,
+                       storage_options=storage_options or None)
+
+
+def append_fragments(index: Index, fragments: list) -> None:
+    """One commit for a whole batch of fragments, however many workers wrote them."""
+    import lance
+
+    dataset = index.chunks.to_lance()
+    lance.LanceDataset.commit(dataset, lance.LanceOperation.Append(fragments),
+                              read_version=dataset.version)
+
+
+def fragment_target(index: Index) -> tuple[str, str]:
+    """(URI, data storage version) of the ``chunks`` dataset, for ``write_fragments``."""
+    dataset = index.chunks.to_lance()
+    return dataset.uri, dataset.data_storage_version

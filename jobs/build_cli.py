@@ -21,12 +21,16 @@ from vq.core.cli import EXIT_CODES, echo_json, settings_from, vault_ids
                    "on timeout).")
 @click.option("--device", type=click.Choice(["auto", "cuda", "mps", "cpu"]), default=None,
               help="Override the configured device.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default=None,
+              help="Where chunk + encode run: in this process (local) or in Ray actors "
+                   "(ray, needs pip install 'vq[ray]'; see docs/ray.md). Default: engine.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build summary as JSON.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bars on stderr (default: only on a TTY and outside CI).")
 @click.pass_context
 def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: float,
-          device: str | None, as_json: bool, progress: bool | None) -> None:
+          device: str | None, engine: str | None, as_json: bool, progress: bool | None
+          ) -> None:
     """Index the configured vaults: only new and changed files are read and encoded.
 
     Safe to run from cron every few minutes: a build that finds another one
@@ -36,7 +40,7 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     from vq.indexer.progress import make_progress
     from vq.jobs.runner import Skipped, locked_build
 
-    settings = settings_from(ctx, device=device)
+    settings = settings_from(ctx, device=device, engine=engine)
     unknown = [v for v in vaults if settings.vault(v) is None]
     if unknown:
         raise VqError(f"unknown vault {unknown[0]!r}", "see `vq vault list`")

@@ -80,12 +80,13 @@ def test_hostile_tree_builds_and_reports_each_problem_once(tmp_path, hostile, bu
 
 def test_file_deleted_between_walk_and_read_is_reported(built, vault):
     from vq.indexer.build import Builder
+    from vq.indexer.engine import FileWork, chunk_files
 
-    builder = Builder(built)
+    engine = Builder(built).engine
     ghost = FileEntry("notes", "ghost.md", vault / "ghost.md", 10, 1)
-    pending, keys, rows = builder._chunk_batch([ghost], {})
-    assert (pending, keys) == ([], [])
-    assert "deleted while the build ran" in rows[0]["error"]
+    pending, out = chunk_files(engine.chunker, engine.kinds, [FileWork(ghost, None)])
+    assert (pending, out.keys) == ([], [])
+    assert "deleted while the build ran" in out.manifest[0]["error"]
 
 
 def test_index_from_another_schema_is_refused_and_untouched(tmp_path, settings, build):

@@ -1,0 +1,230 @@
+"""The build's engine seam: who reads, chunks and encodes the files a build must index.
+
+The driver (``build.Builder``) walks and reconciles, then hands the files to
+(re)read to an engine one write batch at a time, and commits each batch that
+comes back, in order: the files' old chunk rows replaced first, then the
+manifest rows that vouch for them (``write``). So readers see whole batches
+only, and a build killed anywhere leaves a manifest the next build repairs,
+whichever engine ran.
+
+``LocalEngine`` does the work in this process (the encoder may fan out over its
+own multi-process pool); ``engine_ray.RayEngine`` does it in Ray actors that
+write Lance fragments for the driver to commit. Both run ``chunk_files`` and
+``vectors_for``, so both make the same rows from the same tree.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from vq.core import store
+from vq.core.manifest import ManifestRow
+from vq.core.walk import FileEntry
+from vq.indexer import write
+from vq.indexer.extract_cache import FileChunker
+from vq.indexer.handlers.base import Limits
+from vq.indexer.reading import Unreadable, content_hash, read_bytes
+from vq.indexer.rows import PendingChunk, document_rows, manifest_row
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class FileWork:
+    """One file reconcile found new or changed, with its manifest row from before."""
+
+    entry: FileEntry
+    old: ManifestRow | None
+
+
+@dataclass
+class Chunked:
+    """One write batch, chunked and encoded, ready for the driver to commit.
+
+    ``table`` (local) or ``fragments`` (Ray: Lance fragments already written by
+    the workers, not yet part of any version) holds the new chunk rows.
+    """
+
+    keys: list[Key] = field(default_factory=list)        # files whose chunk rows are replaced
+    manifest: list[dict] = field(default_factory=list)   # upserted after the chunks
+    problems: list[dict] = field(default_factory=list)   # {"vault", "path", "reason"}
+    files: int = 0
+    rows: int = 0
+    new: int = 0
+    changed: int = 0
+    restamped: int = 0
+    encoded: int = 0
+    reused: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    table: Any = None
+    fragments: list = field(default_factory=list)
+    # chunk, encode: worker seconds (summed over a Ray batch's tasks)
+    seconds: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    def merge(self, other: Chunked) -> Chunked:
+        """Fold a task's part of the batch into this one (Ray splits batches into tasks)."""
+        self.keys += other.keys
+        self.manifest += other.manifest
+        self.problems += other.problems
+        for name in ("files", "rows", "new", "changed", "restamped", "encoded", "reused"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.skipped.update(other.skipped)
+        self.fragments += other.fragments
+        for stage, took in other.seconds.items():
+            self.seconds[stage] += took
+        return self
+
+    def commit_chunks(self, index: store.Index) -> None:
+        if self.table is not None and self.table.num_rows:
+            index.chunks.add(self.table)
+        elif self.fragments:
+            write.append_fragments(index, self.fragments)
+
+
+class Engine(Protocol):
+    """What ``build.Builder`` needs from an engine (``make_engine`` picks one)."""
+
+    def dim(self) -> int: ...
+
+    def device(self) -> str:
+        """Where the encoding ran, for the summary; "" when this engine says nothing."""
+        ...
+
+    def run(self, index: store.Index, batches: Iterable[list[FileWork]]) -> Iterator[Chunked]:
+        """One ``Chunked`` per batch, in the order given; may work ahead of the caller."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def chunk_files(chunker: FileChunker, kinds: dict[str, str], works: list[FileWork],
+                read: Callable[[FileEntry], bytes] = lambda e: read_bytes(e.abs_path)
+                ) -> tuple[list[PendingChunk], Chunked]:
+    """Read, hash and chunk; a file whose content is unchanged is only re-stamped.
+
+    A file that cannot be read or chunked keeps its old rows (still searchable)
+    and gets its error in the manifest; one bad file never stops the build.
+    """
+    pending: list[PendingChunk] = []
+    out = Chunked(files=len(works))
+    started = time.perf_counter()
+    for work in works:
+        entry, old = work.entry, work.old
+        name, handler = chunker.claim(entry.path) or ("", None)
+        try:
+            data = read(entry)
+            digest = content_hash(data)
+            if old and old.error is None and old.hash == digest:
+                out.restamped += 1
+                out.manifest.append(manifest_row(entry, digest, old.chunks, name, None))
+                continue
+            doc = chunker.chunk(name, handler, data, digest, entry)
+        except Unreadable as exc:
+            keep_old(out, entry, old, name, str(exc))
+            continue
+        except Exception as exc:  # noqa: BLE001 - one bad file never stops the build
+            keep_old(out, entry, old, name,
+                     f"{name} handler failed: {type(exc).__name__}: {exc}"[:300])
+            continue
+        new = document_rows(entry, kinds.get(entry.vault, "notes"), name, doc)
+        pending.extend(new)
+        out.keys.append((entry.vault, entry.path))
+        out.manifest.append(manifest_row(entry, digest, len(new), name, None))
+        if old and old.hash:
+            out.changed += 1
+        else:
+            out.new += 1
+    out.rows = len(pending)
+    out.seconds["chunk"] += time.perf_counter() - started
+    return pending, out
+
+
+def keep_old(out: Chunked, entry: FileEntry, old: ManifestRow | None, handler: str,
+             reason: str) -> None:
+    """Record the error; the file's previously indexed chunks stay searchable."""
+    out.problems.append({"vault": entry.vault, "path": entry.path, "reason": reason})
+    if old and old.error == reason and (old.size, old.mtime_ns) == (entry.size, entry.mtime_ns):
+        return  # the same error on the same file: nothing new to write
+    out.manifest.append(manifest_row(entry, old.hash if old else "", old.chunks if old else 0,
+                                     handler, reason))
+
+
+def vectors_for(index: store.Index, pending: list[PendingChunk],
+                encode: Callable[[list[str]], np.ndarray], rebuild: bool, out: Chunked
+                ) -> np.ndarray:
+    """Stored vectors for known text hashes; ``encode`` only the rest (each text once)."""
+    vectors = np.zeros((len(pending), index.meta.dim), dtype=np.float32)
+    if not pending:
+        return vectors
+    known = {} if rebuild else write.stored_vectors(index, {p.text_hash for p in pending})
+    todo: dict[str, list[int]] = {}
+    for i, p in enumerate(pending):
+        if p.text_hash in known:
+            vectors[i] = known[p.text_hash]
+            out.reused += 1
+        else:
+            todo.setdefault(p.text_hash, []).append(i)
+    if todo:
+        started = time.perf_counter()
+        vecs = encode([pending[idx[0]].row["text"] for idx in todo.values()])
+        for vec, idx in zip(vecs, todo.values(), strict=True):
+            vectors[idx] = vec
+        out.encoded += len(todo)
+        out.seconds["encode"] += time.perf_counter() - started
+    return vectors
+
+
+class LocalEngine:
+    """Chunk and encode in this process: the default, and the fastest on one machine."""
+
+    def __init__(self, settings: Any, rebuild: bool, progress: Any,
+                 encoder: Callable[[], Any]) -> None:
+        self.settings, self.rebuild, self.progress = settings, rebuild, progress
+        self._encoder = encoder
+        self.chunker = FileChunker(settings, limits_for(settings))
+        self.kinds = {v.id: v.kind for v in settings.vaults}
+
+    def dim(self) -> int:
+        return int(self._encoder().dim)
+
+    def device(self) -> str:
+        return ""  # the build's encoder records its device itself, once it loads
+
+    def run(self, index: store.Index, batches: Iterable[list[FileWork]]) -> Iterator[Chunked]:
+        for batch in batches:
+            pending, out = chunk_files(self.chunker, self.kinds, batch)
+            vectors = vectors_for(index, pending, self._encode, self.rebuild, out)
+            out.skipped.update(self.chunker.skipped)
+            self.chunker.skipped.clear()
+            if pending:
+                out.table = write.chunk_table(index.meta, [p.row for p in pending], vectors)
+            yield out
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        self.progress.stage("encode", total=len(texts))
+        vectors = self._encoder().encode(texts, progress=self.progress.advance)
+        self.progress.stage("index")
+        return vectors
+
+    def close(self) -> None:
+        pass  # the encoder is shared per process (``shared_model``) and outlives a build
+
+
+def limits_for(settings: Any) -> Limits:
+    return Limits(settings.chunk.max_chars, settings.chunk.min_chars)
+
+
+def make_engine(settings: Any, rebuild: bool, progress: Any, encoder: Callable[[], Any]
+                ) -> Engine:
+    """The engine ``settings.engine`` names; Ray is imported only when asked for."""
+    if settings.engine == "ray":
+        from vq.indexer.engine_ray import RayEngine
+
+        return RayEngine(settings, rebuild)
+    return LocalEngine(settings, rebuild, progress, encoder)
