@@ -333,10 +333,16 @@ def build_server(settings: Settings) -> Any:
     return server
 
 
-def serve(settings: Settings, http: tuple[str, int] | None = None) -> None:
-    """Run until the client hangs up (stdio) or Ctrl-C (HTTP, loopback unless told)."""
+def serve(settings: Settings, http: tuple[str, int] | None = None, token: str = "",
+          allow_hosts: tuple[str, ...] = ()) -> None:
+    """Run until the client hangs up (stdio) or Ctrl-C (HTTP: token and Host checked
+    on every request, see ``vq.query.mcp_http``)."""
     server = build_server(settings)
     if http is None:
         server.run("stdio")
-    else:
-        server.run("streamable-http", host=http[0], port=http[1])
+        return
+    if not token:
+        raise VqError("HTTP needs a bearer token", "see `vq mcp --help`")
+    from vq.query.mcp_http import serve_http
+
+    serve_http(server, http[0], http[1], token, allow_hosts)
