@@ -44,8 +44,12 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     except VqError:
         raise
     except Exception as exc:  # e.g. a commit conflict with a second builder on shared storage
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
-        raise VqError(f"build failed: {type(exc).__name__}: {first}",
+        from vq.core.failures import classify, first_line
+
+        known = classify(exc, settings.index_dir)  # a full or read-only disk, a damaged index
+        if known is not None:
+            raise known from exc
+        raise VqError(f"build failed: {type(exc).__name__}: {first_line(exc)}",
                       "run `vq build` again: it repairs whatever this one left half-done"
                       ) from exc
     finally:

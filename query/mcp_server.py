@@ -303,8 +303,14 @@ def _tool(service: VqService, fn: Callable[..., dict[str, Any]]) -> Callable[...
             raise ToolError(f"{exc.message}. Next: {exc.fix}" if exc.fix else exc.message
                             ) from None
         except Exception as exc:  # noqa: BLE001 - a tool answers with a message, never a trace
-            log.exception("vq %s failed", fn.__name__)
             service.reset()
+            from vq.core.failures import classify
+
+            known = classify(exc, service.settings.index_dir)  # a damaged index, a bad disk
+            if known is not None:
+                raise ToolError(f"{known.message}. Next: tell the user to {known.fix}"
+                                ) from None
+            log.exception("vq %s failed", fn.__name__)
             first = (str(exc).splitlines() or [""])[0][:300]
             raise ToolError(f"{fn.__name__} failed: {type(exc).__name__}: {first}") from None
 

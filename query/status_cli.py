@@ -84,6 +84,7 @@ def _check(ctx: click.Context, as_json: bool, max_age: str | None) -> None:
     limit = parse_duration(max_age, "--max-age") if max_age is not None else None
     settings = settings_from(ctx)
     index = store.open_for(settings)
+    store.probe(index)
     result = check_freshness(settings, index, last_build(index), limit)
     if as_json:
         echo_json(result.to_json())
