@@ -42,7 +42,12 @@ def parse_since(value: str) -> tuple[str, float]:
     value = value.strip()
     units = {"d": 1, "w": 7, "m": 30, "y": 365}
     if value[:-1].isdigit() and value[-1:] in units:
-        day = dt.date.today() - dt.timedelta(days=int(value[:-1]) * units[value[-1]])
+        try:
+            day = dt.date.today() - dt.timedelta(days=int(value[:-1]) * units[value[-1]])
+        except OverflowError:
+            raise VqError(f"--since {value!r} reaches too far back (before the year 1)",
+                          "use a smaller age such as 30d or 10y, or a date like 2020-01-01"
+                          ) from None
     else:
         try:
             day = dt.date.fromisoformat(value[:10])
