@@ -21,22 +21,27 @@ _LANCE = ("lance error", "LanceError")
 
 
 def mount_of(path: str) -> tuple[str, str]:
-    """(mount point, filesystem type) holding ``path``; the type is "" off Linux."""
-    probe = os.path.abspath(path)
-    while not os.path.exists(probe) and probe != os.path.dirname(probe):
-        probe = os.path.dirname(probe)
-    while not os.path.ismount(probe):
-        probe = os.path.dirname(probe)
-    fstype = ""
+    """(mount point, filesystem type) holding ``path``: the longest mount point above it
+    in ``/proc/self/mounts`` (bind mounts included), else the nearest ``ismount``."""
+    probe = os.path.realpath(os.path.abspath(path))
+    best, fstype = "", ""
     try:
         with open("/proc/self/mounts", encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 fields = line.split()
-                if len(fields) > 2 and fields[1].replace("\\040", " ") == probe:
-                    fstype = fields[2]  # the last mount on a point is the one in effect
+                if len(fields) < 3:
+                    continue
+                point = fields[1].replace("\\040", " ")
+                inside = probe == point or probe.startswith(point.rstrip("/") + "/")
+                if inside and len(point) >= len(best):  # the later of equals is in effect
+                    best, fstype = point, fields[2]
     except OSError:
         pass
-    return probe, fstype
+    if best:
+        return best, fstype
+    while not os.path.ismount(probe):
+        probe = os.path.dirname(probe)
+    return probe, ""
 
 
 def os_errno(exc: BaseException) -> int | None:
