@@ -59,9 +59,12 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
         if as_json:
             echo_json({"outcome": "skipped", "holder": result.holder})
         return
+    from vq.core.display import shown
+
     for problem in result.problems:
-        click.echo(f"error: {problem['vault']}:{problem['path']}: {problem['reason']}", err=True)
+        click.echo(shown(f"error: {problem['vault']}:{problem['path']}: {problem['reason']}"),
+                   err=True)
     if as_json:
         echo_json(result.to_json())
     else:
-        click.echo(result.line(), err=True)
+        click.echo(shown(result.line()), err=True)
