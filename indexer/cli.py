@@ -11,7 +11,9 @@ from vq.core.cli import EXIT_CODES, echo_json, settings_from, vault_ids
 @click.option("--vault", "vaults", multiple=True, shell_complete=vault_ids,
               help="Only this vault (repeatable). Others are left as they are.")
 @click.option("--rebuild", is_flag=True,
-              help="Drop the index and re-encode everything (needed after a model change).")
+              help="Re-encode everything into a fresh index beside the old one, swapped in "
+                   "when done (after a model change, or to recover a damaged index; a failed "
+                   "rebuild leaves the old index).")
 @click.option("--wait", type=click.FloatRange(min=0), default=0, metavar="SECONDS",
               help="Wait up to SECONDS for another build's lock instead of skipping (exit 3 "
                    "on timeout).")
