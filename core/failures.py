@@ -70,7 +70,8 @@ def disk_fix(code: int, path: str, mount: str) -> str:
     if code == errno.EROFS:
         return (f"{mount} is mounted read-only: remount it read-write, or point index_dir "
                 "(or --index-dir) at a writable folder")
-    return f"make {path} writable by this user, or point index_dir at a folder that is"
+    return (f"check the permissions of {path} (this user must be able to read and write "
+            "it), or point index_dir at a folder that is")
 
 
 def write_failed(exc: BaseException, path: str) -> WriteFailed | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import sys
 from collections.abc import Sequence
@@ -42,12 +43,17 @@ class _OpenHow(ctypes.Structure):
 _openat2_works: bool | None = None if sys.platform.startswith("linux") else False
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
 def _openat2(dirfd: int, rel: str, flags: int) -> int | None:
     """The fd, or None when this kernel (or its seccomp filter) has no openat2."""
     global _openat2_works
     if _openat2_works is False:
         return None
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _libc()
     how = _OpenHow(flags | _CLOEXEC, 0,
                    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
     fd = libc.syscall(ctypes.c_long(SYS_OPENAT2), ctypes.c_int(dirfd),
