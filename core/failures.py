@@ -14,7 +14,8 @@ import re
 
 from vq.core.errors import IndexCorrupt, VqError, WriteFailed
 
-DISK_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
+DISK_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
+               errno.EEXIST, errno.ENOTDIR}
 _OS_ERROR = re.compile(r"\(os error (\d+)\)")
 _RUST_SOURCE = re.compile(r",\s*/\S+\.rs:\d+:\d+")
 _LANCE = ("lance error", "LanceError")
@@ -67,6 +68,9 @@ def disk_fix(code: int, path: str, mount: str) -> str:
     if code in (errno.ENOSPC, errno.EDQUOT):
         return (f"free space on {mount} (`df -h {mount}`) or point index_dir at a disk with "
                 "room; then run the command again")
+    if code in (errno.EEXIST, errno.ENOTDIR):
+        return (f"{path} (or a folder above it) is a file, not a folder: point index_dir at "
+                "a folder, or move the file away")
     if code == errno.EROFS:
         return (f"{mount} is mounted read-only: remount it read-write, or point index_dir "
                 "(or --index-dir) at a writable folder")

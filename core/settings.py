@@ -138,6 +138,8 @@ SCALARS.update(LIMIT_SCALARS)
 AT_LEAST_ONE = ("batch_size", "max_file_bytes", "hook_max_bytes", "encode_processes",
                 "chunk.max_chars", "search.limit", "search.pool")
 POSITIVE = ("hook_timeout_seconds", "search.recency_half_life_days")
+MAX_RESULTS = 1_000_000  # LanceDB's limit overflows its integer past ~4e9: a traceback
+AT_MOST = {"search.limit": MAX_RESULTS, "search.pool": MAX_RESULTS}
 
 
 def _check_limits(label: str, kwargs: dict[str, Any]) -> None:
@@ -151,6 +153,11 @@ def _check_limits(label: str, kwargs: dict[str, Any]) -> None:
         if value is not None and value <= 0:
             raise ConfigError(label, key, f"must be more than 0, got {value}",
                               f"set {key} to a positive number (or remove it)")
+    for key, most in AT_MOST.items():
+        value = _dotted(kwargs, key)
+        if value is not None and value > most:
+            raise ConfigError(label, key, f"must be at most {most}, got {value}",
+                              f"set {key} to {most} or less")
 # --- end of issue 17 block --------------------------------------------------------------
 
 

@@ -31,7 +31,7 @@ from vq.core.cli import echo_json, output_options, settings_from, vault_ids
               "half-life)), half-life search.recency_half_life_days.")
 @click.option("--explain", is_flag=True, help="Show each signal's rank and score, the model, "
               "device, method, filters and candidate pools.")
-@click.option("--pool", type=click.IntRange(min=1), default=None,
+@click.option("--pool", type=click.IntRange(min=1, max=1_000_000), default=None,
               help="Candidates per signal before fusion (default: search.pool).")
 @output_options
 @click.pass_context

@@ -65,6 +65,8 @@ def test_hooks_check_and_build_report_the_flood_as_one_files_error(tmp_path, vau
     ("search", {"pool": 0}, "must be at least 1"),
     ("search", {"recency_half_life_days": 0}, "must be more than 0"),
     ("hook_max_bytes", "lots", "expected int"),
+    ("search", {"pool": 99999999999999}, "must be at most 1000000"),
+    ("search", {"limit": 10**10}, "must be at most 1000000"),
 ])
 def test_zero_and_nonsense_limits_are_config_errors_naming_the_key(tmp_path, key, value,
                                                                    problem):
@@ -98,3 +100,16 @@ def test_a_huge_since_on_the_command_line_is_one_error_line(built, cli, config_f
                  "9999999999999d", "bread")
     assert result.exit_code == 2 and "too far back" in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_a_huge_limit_on_the_command_line_is_a_usage_error(cli, config_file):
+    result = cli("--config", config_file, "search", "--method", "lexical", "-n",
+                 "99999999999999", "bread")
+    assert result.exit_code == 2 and "not in the range" in result.stderr
+
+
+def test_an_index_dir_that_is_a_file_is_named(cli, config_file, tmp_path):
+    (tmp_path / "afile").write_text("not a folder")
+    result = cli("--config", config_file, "--index-dir", tmp_path / "afile", "build")
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert "is a file, not a folder" in result.stderr and "errno" in result.stderr
