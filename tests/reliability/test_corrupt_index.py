@@ -23,6 +23,20 @@ COMMANDS = [("status",), ("status", "--json"), ("status", "--check"),
                                                           "lexical", "bread"), ("build",)]
 
 
+def _mcp_calls(settings) -> list:
+    import anyio
+    from mcp import Client
+
+    from vq.query.mcp_server import build_server
+
+    async def main() -> list:
+        async with Client(build_server(settings)) as client:
+            return [await client.call_tool("status", {}),
+                    await client.call_tool("search", {"query": "bread", "method": "lexical"})]
+
+    return anyio.run(main)
+
+
 def truncate_manifest(index_dir: Path) -> None:
     latest = min((index_dir / "chunks.lance" / "_versions").glob("*.manifest"))  # names count down
     with open(latest, "r+b") as fh:
@@ -55,6 +69,9 @@ def test_every_command_meets_a_damaged_index_with_one_line_and_rebuild_recovers(
     assert "✗ index" in doctor.stdout and "next: run `vq build --rebuild`" in doctor.stdout
     with pytest.raises(VqError, match="cannot be read"):
         VqService(built).status()
+    for result in _mcp_calls(built):
+        text = " ".join(getattr(c, "text", "") for c in result.content)
+        assert result.is_error and "vq build --rebuild" in text and "Traceback" not in text
     assert build(built, rebuild=True).outcome == "ok"
     assert not (index_dir / store.STAGE_DIR).exists()
     found = cli("--config", config_file, "search", "--method", "lexical", "--files", "bread")
