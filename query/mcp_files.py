@@ -62,7 +62,10 @@ def open_confined(vault: Vault, rel: str, use_openat2: bool = True
     """
     where = f"{vault.id}:{rel}"
     root = os.path.realpath(vault.path)
-    real = os.path.realpath(os.path.join(root, *rel.split("/")))
+    try:
+        real = os.path.realpath(os.path.join(root, *rel.split("/")))
+    except OSError:  # a link vanished while realpath read it: leave the verdict to the open
+        real = root
     if os.path.commonpath([root, real]) != root:
         raise VqError(f"{where} resolves outside the vault root (a symlink); refusing to read it",
                       "get reads only files inside the vault")
@@ -75,9 +78,9 @@ def open_confined(vault: Vault, rel: str, use_openat2: bool = True
         raise VqError(f"{where}: permission denied", "make the file readable") from None
     except OSError as exc:
         if exc.errno in LINK_ERRORS:
-            raise VqError(f"{where} is or passes through a symlink; get follows no links, so "
-                          "it cannot lead out of the vault", "read the link's target path "
-                          "instead") from None
+            raise VqError(f"{where} is or passes through a symlink (or a file where a folder "
+                          "should be); get follows no links, so it cannot lead out of the vault",
+                          "read the link's target path instead") from None
         raise VqError(f"{where}: cannot open: {exc.strerror}", "check the file") from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
