@@ -58,19 +58,40 @@ class LazyGroup(click.Group):
 
 
 def guarded(fn: Callable[[], Any]) -> Any:
-    """Map domain errors to one-line messages and exit codes; Ctrl-C to 130."""
+    """Map domain errors to one-line messages and exit codes; Ctrl-C to 130.
+
+    A full or read-only disk and a damaged index are recognised in whatever a
+    library raised (``vq.core.failures``), so every command meets them with one
+    error line and a ``next:`` line, not a traceback; anything else stays a bug.
+    """
     try:
         return fn()
     except VqError as exc:
-        click.echo(f"error: {exc.message}", err=True)
-        if exc.fix:
-            click.echo(f"next: {exc.fix}", err=True)
-        sys.exit(exc.exit_code)
+        report(exc)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
     except BrokenPipeError:
         quiet_pipe()
+    except (click.ClickException, click.exceptions.Exit, click.Abort):
+        raise
+    except Exception as exc:
+        from vq.core.failures import classify
+
+        known = classify(exc)
+        if known is None:
+            raise
+        report(known)
+
+
+def report(exc: VqError) -> None:
+    """``error: ...`` and ``next: ...`` on stderr (terminal-safe), then exit."""
+    from vq.core.display import shown
+
+    click.echo(f"error: {shown(exc.message)}", err=True)
+    if exc.fix:
+        click.echo(f"next: {shown(exc.fix)}", err=True)
+    sys.exit(exc.exit_code)
 
 
 def quiet_pipe() -> None:
@@ -107,7 +128,7 @@ def output_options(fn: Callable) -> Callable:
     """``--json``, ``-n/--limit`` and ``--files`` for every command that lists things."""
     fn = click.option("--files", "files_only", is_flag=True,
                       help="Print unique file paths only, one per line (like rg -l).")(fn)
-    fn = click.option("-n", "--limit", type=click.IntRange(min=1), default=None,
+    fn = click.option("-n", "--limit", type=click.IntRange(min=1, max=1_000_000), default=None,
                       help="How many results (default: search.limit, 10).")(fn)
     fn = click.option("--json", "as_json", is_flag=True,
                       help="Print JSON on stdout (an empty result is []).")(fn)

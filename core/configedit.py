@@ -3,6 +3,8 @@
 ruamel.yaml round-trips the file; the new text is validated by the same
 loader as every command before it replaces the old one (temp file, fsync,
 ``os.replace``), so a failed write never leaves a truncated or invalid config.
+Each edit holds a ``filelock`` on ``<config>.lock`` from the read to the
+replace: eight simultaneous `vq vault add` used to keep two of the eight.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import io
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +28,25 @@ def _yaml() -> Any:
     y.preserve_quotes = True
     y.indent(mapping=2, sequence=4, offset=2)
     return y
+
+
+EDIT_LOCK_SECONDS = 30.0
+
+
+@contextmanager
+def editing(path: Path) -> Iterator[None]:
+    """Hold the config's edit lock (beside it) across a read-modify-write."""
+    from filelock import FileLock, Timeout
+
+    lock_path = path.with_name(path.name + ".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with FileLock(str(lock_path), timeout=EDIT_LOCK_SECONDS):
+            yield
+    except Timeout:
+        raise VqError(f"another vq command has been editing {path} for "
+                      f"{EDIT_LOCK_SECONDS:g}s", f"try again; if nothing is running, delete "
+                      f"{lock_path}") from None
 
 
 def load_document(path: Path) -> Any:
@@ -64,6 +87,12 @@ def save_document(path: Path, doc: Any) -> Settings:
 
 def add_vault(path: Path, vault_id: str, root: str, include: tuple[str, ...] = (),
               exclude: tuple[str, ...] = (), kind: str = "notes") -> Settings:
+    with editing(path):
+        return _add_vault(path, vault_id, root, include, exclude, kind)
+
+
+def _add_vault(path: Path, vault_id: str, root: str, include: tuple[str, ...],
+               exclude: tuple[str, ...], kind: str) -> Settings:
     from ruamel.yaml.comments import CommentedMap
 
     doc = load_document(path)
@@ -85,6 +114,11 @@ def add_vault(path: Path, vault_id: str, root: str, include: tuple[str, ...] = (
 
 
 def remove_vault(path: Path, vault_id: str) -> Settings:
+    with editing(path):
+        return _remove_vault(path, vault_id)
+
+
+def _remove_vault(path: Path, vault_id: str) -> Settings:
     doc = load_document(path)
     vaults = doc.get("vaults") or {}
     if vault_id not in vaults:

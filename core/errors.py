@@ -86,3 +86,39 @@ class LockTimeout(VqError):
             "raise --wait, or check that build with `vq status`",
         )
         self.lock_path = lock_path
+
+
+REBUILD_FIX = ("run `vq build --rebuild`: it builds a fresh index beside this one and swaps "
+               "it in only when done, so the damaged one stays until then")
+
+
+class IndexCorrupt(VqError):
+    """A table of the index cannot be opened or read: a truncated manifest, a deleted
+    data file. Nothing but a rebuild repairs it, and the message says so."""
+
+    def __init__(self, location: str, reason: str, table: str = "") -> None:
+        where = f"the index at {location}" if location else "the index"
+        what = f" (table {table})" if table else ""
+        super().__init__(f"{where} cannot be read{what}: damaged or partly deleted: {reason}",
+                         REBUILD_FIX)
+        self.location = location
+        self.table = table
+        self.reason = reason
+
+
+class WriteFailed(VqError):
+    """The disk refused a write: full, over quota, read-only, or not ours. Names the
+    filesystem and the errno, since running the same command again fails the same way."""
+
+    def __init__(self, path: str, errno_: int, strerror: str, mount: str, fstype: str,
+                 fix: str) -> None:
+        import errno as errno_names
+
+        name = errno_names.errorcode.get(errno_, "?")
+        fs = f"filesystem {mount}" + (f" ({fstype})" if fstype else "")
+        verb = ("cannot write" if errno_ in (errno_names.ENOSPC, errno_names.EDQUOT,
+                                             errno_names.EROFS) else "cannot access")
+        super().__init__(f"{verb} {path}: {strerror} (errno {errno_} {name}) on {fs}", fix)
+        self.path = path
+        self.errno = errno_
+        self.mount = mount

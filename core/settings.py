@@ -131,6 +131,7 @@ class Settings:
     storage_options: Mapping[str, str] = field(default_factory=dict)
     hook_timeout_seconds: float = 60.0
     hooks: Mapping[str, str] = field(default_factory=dict)  # ".docx" -> "pandoc ... {path}"
+    hook_max_bytes: int = 20_000_000  # issue 17: see LIMIT_SCALARS below
     vaults: tuple[Vault, ...] = ()
     chunk: ChunkSettings = ChunkSettings()
     search: SearchSettings = SearchSettings()
@@ -167,6 +168,39 @@ SCALARS: dict[str, tuple[type, ...]] = {
     "hook_timeout_seconds": (float, int),
     "engine": (str,),
 }
+# --- issue 17: limits on hostile input, and values that must be at least 1 -------------
+# hook_max_bytes caps what one hook may print for one file (past it the hook is
+# killed and that file gets an error); AT_LEAST_ONE lists keys whose 0 used to
+# crash a build or a search (batch_size: 0, chunk.max_chars: 0) instead of
+# failing as a config error that names the key.
+LIMIT_SCALARS: dict[str, tuple[type, ...]] = {"hook_max_bytes": (int,)}
+SCALARS.update(LIMIT_SCALARS)
+AT_LEAST_ONE = ("batch_size", "max_file_bytes", "hook_max_bytes", "encode_processes",
+                "chunk.max_chars", "search.limit", "search.pool")
+POSITIVE = ("hook_timeout_seconds", "search.recency_half_life_days")
+MAX_RESULTS = 1_000_000  # LanceDB's limit overflows its integer past ~4e9: a traceback
+AT_MOST = {"search.limit": MAX_RESULTS, "search.pool": MAX_RESULTS}
+
+
+def _check_limits(label: str, kwargs: dict[str, Any]) -> None:
+    for key in AT_LEAST_ONE:
+        value = _dotted(kwargs, key)
+        if value is not None and value < 1:
+            raise ConfigError(label, key, f"must be at least 1, got {value}",
+                              f"set {key} to 1 or more (or remove it for the default)")
+    for key in POSITIVE:
+        value = _dotted(kwargs, key)
+        if value is not None and value <= 0:
+            raise ConfigError(label, key, f"must be more than 0, got {value}",
+                              f"set {key} to a positive number (or remove it)")
+    for key, most in AT_MOST.items():
+        value = _dotted(kwargs, key)
+        if value is not None and value > most:
+            raise ConfigError(label, key, f"must be at most {most}, got {value}",
+                              f"set {key} to {most} or less")
+# --- end of issue 17 block --------------------------------------------------------------
+
+
 CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS,
            "engine": ENGINES}
 TOP_KEYS = (*SCALARS, "storage_options", "hooks", "vaults", *SECTIONS)
@@ -319,6 +353,7 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
     if kwargs.get("encode_processes") == 0:
         raise ConfigError(label, "encode_processes", "must be at least 1",
                           "use 1 for one encode process, more to encode in parallel on CPU")
+    _check_limits(label, kwargs)
     for key, allowed in CHOICES.items():
         value = _dotted(kwargs, key)
         if value is not None and value not in allowed:

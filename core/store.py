@@ -14,6 +14,7 @@ commit protocol guards the tables there; the build lock stays on local disk.
 from __future__ import annotations
 
 import os
+import shutil
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from datetime import timedelta
 from typing import Any
 
 from vq.core import lazy_rest, paths
-from vq.core.errors import IndexMismatch, IndexMissing
+from vq.core.errors import IndexCorrupt, IndexMismatch, IndexMissing
 from vq.core.schema import (
     BUILDS,
     BUILDS_SCHEMA,
@@ -43,6 +44,7 @@ class Index:
     files: Any
     builds: Any
     meta: IndexMeta
+    staged_for: str | None = None  # a rebuild's tables, to be swapped in at this location
 
 
 def connect(location: str, storage_options: Mapping[str, str] | None = None) -> Any:
@@ -67,27 +69,91 @@ def exists(location: str, storage_options: Mapping[str, str] | None = None) -> b
 
 
 def open_index(location: str, storage_options: Mapping[str, str] | None = None) -> Index:
-    """Open an existing index for reading (or incremental writing)."""
+    """Open an existing index for reading (or incremental writing).
+
+    A table that LanceDB cannot open (a truncated manifest) is ``IndexCorrupt``,
+    whose fix is ``vq build --rebuild``; so is one whose data files are gone, but
+    only a read finds that: see ``probe``.
+    """
     if not paths.is_uri(location) and not os.path.isdir(location):
         raise IndexMissing(location)
     db = connect(location, storage_options)
     names = table_names(db)
     if CHUNKS not in names or FILES not in names:
         raise IndexMissing(location)
-    chunks = db.open_table(CHUNKS)
-    meta = IndexMeta.from_metadata(chunks.schema.metadata)
+    chunks = _open_table(db, location, CHUNKS)
+    try:
+        meta = IndexMeta.from_metadata(chunks.schema.metadata)
+    except Exception as exc:  # noqa: BLE001 - mapped below, or re-raised as it came
+        raise _corrupt(exc, location, CHUNKS) from exc
     if meta is None:
         raise IndexMismatch(location, "an unknown writer", "no vq metadata", "a vq index")
-    builds = db.open_table(BUILDS) if BUILDS in names else None
-    return Index(location, db, chunks, db.open_table(FILES), builds, meta)
+    builds = _open_table(db, location, BUILDS) if BUILDS in names else None
+    return Index(location, db, chunks, _open_table(db, location, FILES), builds, meta)
+
+
+def _open_table(db: Any, location: str, name: str) -> Any:
+    try:
+        return db.open_table(name)
+    except Exception as exc:  # noqa: BLE001 - mapped below, or re-raised as it came
+        raise _corrupt(exc, location, name) from exc
+
+
+def _corrupt(exc: Exception, location: str, table: str) -> Exception:
+    from vq.core.failures import first_line, is_storage_error
+
+    return IndexCorrupt(location, first_line(exc), table) if is_storage_error(exc) else exc
+
+
+PROBE_COLUMNS = {CHUNKS: "start_line", FILES: "size", BUILDS: "started_at"}
+
+
+def probe(index: Index) -> dict[str, int]:
+    """Read one small column of every row of every table: each data file is opened,
+    so a deleted or truncated one is found (``IndexCorrupt``). Returns rows per table."""
+    out = {}
+    for name, table in ((CHUNKS, index.chunks), (FILES, index.files), (BUILDS, index.builds)):
+        if table is None:
+            continue
+        try:
+            out[name] = table.search().select([PROBE_COLUMNS[name]]).limit(None).to_arrow(
+                ).num_rows
+        except Exception as exc:  # noqa: BLE001 - mapped below, or re-raised as it came
+            raise _corrupt(exc, index.location, name) from exc
+    return out
+
+
+STAGE_DIR = "rebuild.tmp"
+RETIRED_DIR = "rebuild.old"
+TABLE_DIRS = tuple(name + ".lance" for name in (CHUNKS, FILES, BUILDS))
+
+
+def _has_tables(location: str) -> bool:
+    return any(os.path.exists(os.path.join(location, d)) for d in TABLE_DIRS)
 
 
 def create_index(location: str, meta: IndexMeta,
                  storage_options: Mapping[str, str] | None = None) -> Index:
-    """Create (or replace) the three tables for a fresh build with ``meta``.
+    """Create the tables for a fresh build with ``meta``.
 
-    An object-store prefix needs no folder: it exists once the first table does.
+    A local folder that already holds tables keeps them: the new ones are built
+    in ``STAGE_DIR`` inside it and ``swap_in`` replaces the old ones only once the
+    build is done (``discard`` drops them after a failure), so a rebuild recovers
+    from any damage and a failed one leaves the old index searchable. An
+    object-store prefix is overwritten in place (it has no rename).
     """
+    if paths.is_uri(location) or not _has_tables(location):
+        return _create(location, meta, storage_options)
+    stage = os.path.join(location, STAGE_DIR)
+    shutil.rmtree(stage, ignore_errors=True)  # a rebuild killed before its swap
+    index = _create(stage, meta, storage_options)
+    index.staged_for = location
+    _carry_builds(location, index)
+    return index
+
+
+def _create(location: str, meta: IndexMeta, storage_options: Mapping[str, str] | None
+            ) -> Index:
     if not paths.is_uri(location):
         os.makedirs(location, exist_ok=True)
     db = connect(location, storage_options)
@@ -97,6 +163,40 @@ def create_index(location: str, meta: IndexMeta,
     builds = (db.open_table(BUILDS) if BUILDS in names
               else db.create_table(BUILDS, schema=BUILDS_SCHEMA))
     return Index(location, db, chunks, files, builds, meta)
+
+
+def _carry_builds(location: str, index: Index) -> None:
+    """The build history survives a rebuild when the old table can still be read."""
+    try:
+        old = connect(location).open_table(BUILDS).to_arrow()
+    except Exception:  # noqa: BLE001 - damaged or absent: the new history starts empty
+        return
+    if old.num_rows:
+        index.builds.add(old)
+
+
+def swap_in(index: Index) -> None:
+    """Move a staged index's tables over the old ones (one rename each), then drop
+    the old. Readers see the new tables at their next query."""
+    target = index.staged_for
+    if target is None:
+        return
+    retired = os.path.join(target, RETIRED_DIR)
+    shutil.rmtree(retired, ignore_errors=True)
+    os.makedirs(retired)
+    for name in TABLE_DIRS:
+        old, new = os.path.join(target, name), os.path.join(index.location, name)
+        if os.path.exists(old):
+            os.rename(old, os.path.join(retired, name))
+        os.rename(new, old)
+    shutil.rmtree(retired, ignore_errors=True)
+    shutil.rmtree(index.location, ignore_errors=True)
+
+
+def discard(index: Index) -> None:
+    """Drop a staged index after a failed or interrupted rebuild; the old one stays."""
+    if index.staged_for is not None:
+        shutil.rmtree(index.location, ignore_errors=True)
 
 
 def sql_str(value: str) -> str:

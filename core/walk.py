@@ -27,6 +27,7 @@ from pathlib import Path
 import pathspec
 
 from vq.core import paths
+from vq.core.display import fs_name, is_utf8_name
 from vq.core.filetypes import handler_name, suffix
 from vq.core.lock import holder_file
 from vq.core.settings import Settings, Vault
@@ -37,6 +38,8 @@ __all__ = ["Discovery", "FileEntry", "Problem", "discover", "discover_for", "own
 VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
 CODE_VENDORED_DIRS = frozenset({"vendor", "third_party"})
 GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".lock")
+NOT_UTF8_NAME = ("file name is not valid UTF-8 (shown with its bytes escaped as \\xNN); "
+                 "rename it to UTF-8 (e.g. `convmv -f latin1 -t utf8`) to index it")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +60,15 @@ class FileEntry:
 
 @dataclass(frozen=True)
 class Problem:
+    """A file (or folder) the walk reports; ``path`` is always valid UTF-8 (a name the
+    OS gave with non-UTF-8 bytes is kept with them escaped, so tables can store it)."""
+
     vault: str
     path: str
     reason: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", fs_name(self.path))
 
 
 @dataclass
@@ -122,6 +131,9 @@ def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
             continue
         out.walked_vaults.append(vault.id)
         for entry in _walk_vault(vault, out, hooked, own):
+            if not is_utf8_name(entry.path):  # no table, JSON or SQL filter can hold it
+                out.problems.append(Problem(vault.id, entry.path, NOT_UTF8_NAME))
+                continue
             if entry.size > max_file_bytes:
                 out.problems.append(Problem(vault.id, entry.path,
                                             f"too large ({entry.size} bytes > max_file_bytes "

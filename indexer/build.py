@@ -103,14 +103,28 @@ class Builder:
         return self._encoder
 
     def run(self, vault_ids: tuple[str, ...] = ()) -> BuildSummary:
+        """The whole pipeline. A rebuild writes a staged index that replaces the old
+        one only when it finished ``ok``; a failed or stopped one is dropped."""
         try:
-            return self._run(vault_ids)
+            return self._staged(vault_ids)
         finally:
             self.engine.close()
 
-    def _run(self, vault_ids: tuple[str, ...]) -> BuildSummary:
-        started, timer = time.time(), _Timer(self.summary)
+    def _staged(self, vault_ids: tuple[str, ...]) -> BuildSummary:
         index = self.open_index()
+        try:
+            summary = self._run(index, vault_ids)
+        except BaseException:
+            store.discard(index)
+            raise
+        if summary.outcome == "ok":
+            store.swap_in(index)
+        else:
+            store.discard(index)
+        return summary
+
+    def _run(self, index: store.Index, vault_ids: tuple[str, ...]) -> BuildSummary:
+        started, timer = time.time(), _Timer(self.summary)
         vaults = [v for v in self.settings.vaults if not vault_ids or v.id in vault_ids]
         self.progress.stage("discover")
         found = discover_for(self.settings, vaults)
@@ -142,6 +156,7 @@ class Builder:
         location = self.settings.index_dir
         if not self.rebuild and store.exists_for(self.settings):
             index = store.open_for(self.settings)
+            store.probe(index)  # a deleted data file: IndexCorrupt, not a quiet "ok"
             meta = index.meta
             if meta.schema_version != SCHEMA_VERSION:
                 raise IndexMismatch(location, "schema version", str(meta.schema_version),

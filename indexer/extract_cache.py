@@ -113,6 +113,7 @@ class FileChunker:
         self.limits = limits
         self.hooks = dict(settings.hooks)
         self.timeout = settings.hook_timeout_seconds
+        self.hook_max_bytes = settings.hook_max_bytes
         local = not paths.is_uri(settings.index_dir)
         self.cache = ExtractCache(Path(settings.index_dir) / CACHE_DIR if local else None)
         self.skipped: Counter[str] = Counter()  # files read but not indexed, by reason
@@ -156,7 +157,7 @@ class FileChunker:
         """(cache key naming the extractor, the extraction to run on a miss)."""
         if isinstance(handler, str):
             return f"hook/{handler}", lambda: Extracted(
-                "", (hook_text(handler, path, self.timeout),))
+                "", (hook_text(handler, path, self.timeout, self.hook_max_bytes),))
         if name == "pdf":
             return f"pdf/{EXTRACTOR_VERSION}", lambda: _pdf(data)
         return f"html/{EXTRACTOR_VERSION}", lambda: Extracted(*_one_page(extract_html(data)))

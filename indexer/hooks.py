@@ -8,7 +8,8 @@ hook runs in the file's folder with no standard input, and its whole process
 group is killed at the timeout (a shell script's children included). Its
 stdout, decoded as UTF-8, is chunked by the Markdown handler.
 
-A hook that exits non-zero, times out, cannot start or prints nothing raises
+A hook that exits non-zero, times out, prints more than ``hook_max_bytes``,
+cannot start or prints nothing raises
 ``HookFailed``: an error for that file, never for the build. ``check_hooks``
 (``vq hooks check``) runs each configured hook once on a sample and reports.
 """
@@ -16,6 +17,7 @@ A hook that exits non-zero, times out, cannot start or prints nothing raises
 from __future__ import annotations
 
 import os
+import selectors
 import shlex
 import signal
 import subprocess
@@ -32,6 +34,9 @@ from vq.indexer.handlers.markdown import markdown_handler
 
 PLACEHOLDER = "{path}"
 _STDERR_TAIL = 200
+_STDERR_KEEP = 4096
+_READ = 1 << 16
+DEFAULT_MAX_BYTES = 20_000_000  # the hook_max_bytes default
 
 
 class HookFailed(HandlerError):
@@ -69,8 +74,14 @@ def hook_argv(command: str, path: Path) -> list[str]:
     return [arg.replace(PLACEHOLDER, str(path)) for arg in shlex.split(command)]
 
 
-def run_hook(command: str, path: Path, timeout: float) -> HookRun:
-    """Run ``command`` on ``path``; never raises (see ``HookRun.problem``)."""
+def run_hook(command: str, path: Path, timeout: float,
+             max_bytes: int = DEFAULT_MAX_BYTES) -> HookRun:
+    """Run ``command`` on ``path``; never raises (see ``HookRun.problem``).
+
+    Its output is read as it comes, never more than ``max_bytes`` of stdout (a
+    hook printing 200 MB used to take the build to 1.6 GB): past that, or past
+    the timeout, its process group is killed.
+    """
     argv = tuple(hook_argv(command, path.resolve()))
     started = time.monotonic()
     try:
@@ -80,23 +91,62 @@ def run_hook(command: str, path: Path, timeout: float) -> HookRun:
     except OSError as exc:
         problem = f"cannot start {argv[0]!r}: {exc.strerror or exc}; install it or fix the hook"
         return HookRun(command, argv, None, "", "", 0.0, problem)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        status: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        status = None
+    out, err, cut = _collect(proc, started + timeout, max_bytes)
+    status = None if cut == "timeout" else proc.returncode
     seconds = round(time.monotonic() - started, 3)
     stdout = out.decode("utf-8-sig", "replace")
     stderr = err.decode("utf-8", "replace")
-    return HookRun(command, argv, status, stdout, stderr, seconds,
-                   _problem(status, stdout, stderr, timeout))
+    problem = (f"printed more than hook_max_bytes ({max_bytes} bytes) and was killed; raise "
+               "hook_max_bytes or make the hook print less" if cut == "too much"
+               else _problem(status, stdout, stderr, timeout))
+    return HookRun(command, argv, status, stdout, stderr, seconds, problem)
 
 
-def hook_text(command: str, path: Path, timeout: float) -> str:
+def _collect(proc: subprocess.Popen, deadline: float, max_bytes: int
+             ) -> tuple[bytes, bytes, str]:
+    """(stdout up to ``max_bytes``, the tail of stderr, "" | "timeout" | "too much").
+
+    Both pipes are drained as data arrives, so neither can fill and block the
+    hook; the process group is killed when the output or the time runs out.
+    """
+    out, err = bytearray(), bytearray()
+    cut = ""
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ, out)  # type: ignore[arg-type]
+        sel.register(proc.stderr, selectors.EVENT_READ, err)  # type: ignore[arg-type]
+        while sel.get_map() and not cut:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                cut = "timeout"
+                break
+            for key, _ in sel.select(left):
+                chunk = os.read(key.fd, _READ)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                key.data.extend(chunk)
+                if key.data is err:
+                    del err[:-_STDERR_KEEP]
+                elif len(out) > max_bytes:
+                    cut = "too much"
+    if not cut:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:  # closed its pipes but kept running
+            cut = "timeout"
+    if cut:
+        _kill_group(proc)
+        proc.wait()
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
+    return bytes(out[:max_bytes]), bytes(err), cut
+
+
+def hook_text(command: str, path: Path, timeout: float,
+              max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """The hook's output for ``path``, or ``HookFailed`` naming the hook and its exit status."""
-    run = run_hook(command, path, timeout)
+    run = run_hook(command, path, timeout, max_bytes)
     if not run.ok:
         raise HookFailed(f"hook `{command}` {run.problem}")
     return run.stdout
@@ -178,7 +228,7 @@ def check_hooks(settings: Settings, samples: Sequence[Path] = ()) -> list[HookCh
         if path is None:
             out.append(HookCheck(ext, command, "", None))
             continue
-        run = run_hook(command, path, settings.hook_timeout_seconds)
+        run = run_hook(command, path, settings.hook_timeout_seconds, settings.hook_max_bytes)
         chunks = len(markdown_handler(run.stdout, path.name, limits).chunks) if run.ok else 0
         out.append(HookCheck(ext, command, str(path), run, chunks))
     return out

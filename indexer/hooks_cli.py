@@ -54,15 +54,18 @@ def check(ctx: click.Context, samples: tuple[Path, ...], as_json: bool) -> None:
 
 
 def _print(result: HookCheck) -> None:
-    click.echo(f"{_SYMBOLS[result.status]} {result.extension}  {result.command}")
+    """Sample names and hook output are untrusted: printed through ``shown``."""
+    from vq.core.display import shown
+
+    click.echo(f"{_SYMBOLS[result.status]} {result.extension}  {shown(result.command)}")
     run = result.run
     if run is None:
         click.echo("    no file with this extension in the vaults; try --sample FILE")
         return
-    click.echo(f"    sample: {result.sample}")
+    click.echo(f"    sample: {shown(result.sample)}")
     if run.ok:
         info = result.to_json()
         click.echo(f"    exit 0  {run.seconds:.2f}s  {info['chars']} chars  "
-                   f"{result.chunks} chunks  first line: {info['first_line']}")
+                   f"{result.chunks} chunks  first line: {shown(info['first_line'])}")
     else:
-        click.echo(f"    {run.problem}")
+        click.echo(f"    {shown(run.problem)}")

@@ -58,13 +58,15 @@ def init(ctx: click.Context, directory: Path, global_: bool, force: bool, dry_ru
 
 
 def _report(result: InitResult, dry_run: bool, global_: bool) -> None:
+    from vq.core.display import shown
+
     plan = result.plan
-    click.echo(f"project  {plan.root}{'  (git)' if plan.git_root else ''}")
+    click.echo(f"project  {shown(plan.root)}{'  (git)' if plan.git_root else ''}")
     width = max((len(v.id) for v in plan.vaults), default=4)
     for v in plan.vaults:
-        click.echo(f"vault    {v.id:<{width}}  {v.kind:<5}  {v.path:<8}  {v.why}")
+        click.echo(f"vault    {v.id:<{width}}  {v.kind:<5}  {shown(v.path):<8}  {shown(v.why)}")
     for note in plan.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {shown(note)}", err=True)
     if dry_run:
         click.echo(f"dry run: would write {result.config}"
                    + ("  (exists: needs --force)" if result.existed else ""))

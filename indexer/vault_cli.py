@@ -71,6 +71,8 @@ def list_(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         echo_json(rows)
         return
+    from vq.core.display import shown
+
     for r in rows:
         missing = "" if r["exists"] else "  (missing)"
-        click.echo(f"{r['id']:<14} {r['kind']:<6} {r['path']}{missing}")
+        click.echo(f"{r['id']:<14} {r['kind']:<6} {shown(r['path'])}{missing}")

@@ -15,7 +15,9 @@ from vq.core.cli import EXIT_CODES, echo_json, settings_from, vault_ids
 @click.option("--vault", "vaults", multiple=True, shell_complete=vault_ids,
               help="Only this vault (repeatable). Others are left as they are.")
 @click.option("--rebuild", is_flag=True,
-              help="Drop the index and re-encode everything (needed after a model change).")
+              help="Re-encode everything into a fresh index beside the old one, swapped in "
+                   "when done (after a model change, or to recover a damaged index; a failed "
+                   "rebuild leaves the old index).")
 @click.option("--wait", type=click.FloatRange(min=0), default=0, metavar="SECONDS",
               help="Wait up to SECONDS for another build's lock instead of skipping (exit 3 "
                    "on timeout).")
@@ -52,8 +54,12 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     except VqError:
         raise
     except Exception as exc:  # e.g. a commit conflict with a second builder on shared storage
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
-        raise VqError(f"build failed: {type(exc).__name__}: {first}",
+        from vq.core.failures import classify, first_line
+
+        known = classify(exc, settings.index_dir)  # a full or read-only disk, a damaged index
+        if known is not None:
+            raise known from exc
+        raise VqError(f"build failed: {type(exc).__name__}: {first_line(exc)}",
                       "run `vq build` again: it repairs whatever this one left half-done"
                       ) from exc
     finally:
@@ -63,9 +69,12 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
         if as_json:
             echo_json({"outcome": "skipped", "holder": result.holder})
         return
+    from vq.core.display import shown
+
     for problem in result.problems:
-        click.echo(f"error: {problem['vault']}:{problem['path']}: {problem['reason']}", err=True)
+        click.echo(shown(f"error: {problem['vault']}:{problem['path']}: {problem['reason']}"),
+                   err=True)
     if as_json:
         echo_json(result.to_json())
     else:
-        click.echo(result.line(), err=True)
+        click.echo(shown(result.line()), err=True)

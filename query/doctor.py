@@ -75,8 +75,14 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
     if isinstance(index, Check):
         report.checks.append(index)
     elif index is not None:
+        from vq.query.doctor_tables import table_checks
+
+        _guard(report, "index tables", lambda: report.checks.extend(table_checks(index)))
         _guard(report, "index", lambda: report.checks.extend(index_checks(settings, index)))
         _guard(report, "freshness", lambda: report.checks.append(stale_check(settings, index)))
+    from vq.query.doctor_tables import writable_check
+
+    _guard(report, "index_dir writable", lambda: report.checks.append(writable_check(settings)))
     _guard(report, "lock", lambda: report.checks.append(lock_check(settings)))
     if index is not None and not isinstance(index, Check):
         _guard(report, "last build", lambda: report.checks.append(build_check(index)))
@@ -107,8 +113,15 @@ def _guard(report: Report, name: str, fn: Callable[[], Any]) -> Any:
         report.checks.append(Check(name, FAIL, f"cannot import {exc.name or exc}",
                                    "reinstall vq and its dependencies (see the README)"))
     except Exception as exc:  # noqa: BLE001 - doctor reports, it does not crash
-        report.checks.append(Check(name, FAIL, f"{type(exc).__name__}: {exc}",
-                                   "this looks like a vq bug: please report it with this line"))
+        from vq.core.failures import classify
+
+        known = classify(exc)  # a damaged index or a refusing disk is not a vq bug
+        if known is not None:
+            report.checks.append(Check(name, FAIL, known.message, known.fix))
+        else:
+            report.checks.append(Check(name, FAIL, f"{type(exc).__name__}: {exc}",
+                                       "this looks like a vq bug: please report it with "
+                                       "this line"))
     return None
 
 

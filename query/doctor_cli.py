@@ -28,6 +28,7 @@ def doctor(ctx: click.Context, as_json: bool, no_model: bool) -> None:
     One line per check: ✓ fine, ⚠ works but needs attention, ✗ broken, – skipped.
     Every ⚠ and ✗ is followed by a "next:" line. Doctor writes nothing.
     """
+    from vq.core.display import shown
     from vq.query.doctor import SYMBOLS, run_checks
 
     root = ctx.find_root().obj or {}
@@ -37,7 +38,7 @@ def doctor(ctx: click.Context, as_json: bool, no_model: bool) -> None:
     else:
         width = max(len(c.name) for c in report.checks)
         for c in report.checks:
-            click.echo(f"{SYMBOLS[c.status]} {c.name:<{width}}  {c.detail}")
+            click.echo(f"{SYMBOLS[c.status]} {c.name:<{width}}  {shown(c.detail)}")
             if c.next:
-                click.echo(f"  {'':<{width}}next: {c.next}")
+                click.echo(f"  {'':<{width}}next: {shown(c.next)}")
     ctx.exit(0 if report.ok else 1)

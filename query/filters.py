@@ -46,7 +46,12 @@ def parse_since(value: str, now: float | None = None) -> tuple[str, float]:
     value = value.strip()
     if value[-1:].isalpha() and is_duration(value):  # a bare number is no age
         moment = (time.time() if now is None else now) - parse_duration(value, "--since")
-        day = dt.datetime.fromtimestamp(moment, dt.timezone.utc).date()
+        try:
+            day = dt.datetime.fromtimestamp(moment, dt.timezone.utc).date()
+        except (OverflowError, OSError, ValueError):
+            raise VqError(f"--since {value!r} reaches too far back",
+                          "use a smaller age such as 30d or 10y, or a date like 2020-01-01"
+                          ) from None
         return day.isoformat(), moment
     try:
         day = dt.date.fromisoformat(value[:10])

@@ -8,7 +8,6 @@ indexed chunks, since their hit line numbers refer to the extracted text.
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import stat
@@ -17,6 +16,7 @@ from typing import Any
 from vq.core import store
 from vq.core.errors import VqError
 from vq.core.settings import Vault
+from vq.query.beneath import LINK_ERRORS, open_beneath
 
 MAX_LINES = 400
 MAX_BYTES = 64 * 1024
@@ -52,35 +52,41 @@ def manifest_row(index: store.Index, vault: str, rel: str) -> dict[str, Any] | N
     return rows[0] if rows else None
 
 
-def open_confined(vault: Vault, rel: str) -> tuple[int, os.stat_result]:
-    """Open the file only if its real path is a regular file inside the vault's real root.
+def open_confined(vault: Vault, rel: str, use_openat2: bool = True
+                  ) -> tuple[int, os.stat_result]:
+    """Open the file only if it is a regular file beneath the vault's real root,
+    reached without following a symlink at any step (see ``vq.query.beneath``).
 
-    The realpath check catches symlinks (of the file or a folder above it) that lead
-    out; opening the resolved path with O_NOFOLLOW and comparing inodes afterwards
-    closes the window in which the file could be swapped for a link.
+    The realpath check only words the common refusal well (a link that leads
+    out); the guarantee is the open itself, and what is checked is the opened fd.
     """
     where = f"{vault.id}:{rel}"
     root = os.path.realpath(vault.path)
-    real = os.path.realpath(os.path.join(vault.path, *rel.split("/")))
+    try:
+        real = os.path.realpath(os.path.join(root, *rel.split("/")))
+    except OSError:  # a link vanished while realpath read it: leave the verdict to the open
+        real = root
     if os.path.commonpath([root, real]) != root:
         raise VqError(f"{where} resolves outside the vault root (a symlink); refusing to read it",
                       "get reads only files inside the vault")
     try:
-        before = os.stat(real)
-        if not stat.S_ISREG(before.st_mode):
-            raise VqError(f"{where} is not a regular file", "use a path from a search hit")
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        fd = os.open(real, flags)
+        fd = open_beneath(root, rel.split("/"), use_openat2)
     except FileNotFoundError:
         raise VqError(f"{where} is in the index but no longer on disk",
                       "the next `vq build` drops it; search again") from None
     except PermissionError:
         raise VqError(f"{where}: permission denied", "make the file readable") from None
-    after = os.fstat(fd)
-    if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
+    except OSError as exc:
+        if exc.errno in LINK_ERRORS:
+            raise VqError(f"{where} is or passes through a symlink (or a file where a folder "
+                          "should be); get follows no links, so it cannot lead out of the vault",
+                          "read the link's target path instead") from None
+        raise VqError(f"{where}: cannot open: {exc.strerror}", "check the file") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise VqError(f"{where} changed while it was opened", "try again")
-    return fd, after
+        raise VqError(f"{where} is not a regular file", "use a path from a search hit")
+    return fd, st
 
 
 SOURCE_HANDLERS = ("markdown", "code", "text")
@@ -109,29 +115,20 @@ def indexed_lines(index: store.Index, vault: str, rel: str, start: int, end: int
 
 
 def read_lines(fd: int, start: int, end: int | None, where: str) -> dict[str, Any]:
-    """Lines start..end numbered as the indexer numbers them (\\n, \\r\\n, \\r), capped."""
+    """Lines start..end numbered as the indexer numbers them (\\n, \\r\\n, \\r), capped.
+
+    The file is read in fixed blocks and only the lines asked for are kept (at most
+    MAX_BYTES of them), so lines 1-3 of a 400 MB one-line file cost one block of
+    memory, not the file; counting the total still reads to the end.
+    """
     last = start + MAX_LINES - 1 if end is None else min(end, start + MAX_LINES - 1)
-    why: str | None = None
-    lines: list[str] = []
-    size = total = 0
-    full = False
-    with os.fdopen(fd, "rb") as raw:
+    with os.fdopen(fd, "rb", buffering=0) as raw:
         if b"\x00" in raw.read(BINARY_SNIFF):
             raise VqError(f"{where} is binary", "search returns its indexed text instead")
         raw.seek(0)
-        text = io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace", newline=None)
-        for total, line in enumerate(text, 1):
-            if full or not start <= total <= last:
-                continue
-            line = line.rstrip("\n")
-            cost = len(line.encode("utf-8")) + 1
-            if size + cost > MAX_BYTES:
-                if not lines:  # one huge line: its first MAX_BYTES bytes
-                    lines.append(line.encode("utf-8")[:MAX_BYTES].decode("utf-8", "ignore"))
-                why, full = f"size cap ({MAX_BYTES // 1024} KB)", True
-                continue
-            lines.append(line)
-            size += cost
+        picker = _LinePicker(start, last)
+        picker.feed_all(raw)
+    lines, total, why = picker.lines, picker.total, picker.why
     if start > max(total, 1):
         raise VqError(f"start_line {start} is past the end of {where} ({total} lines)",
                       f"give a start_line between 1 and {total}")
@@ -140,3 +137,93 @@ def read_lines(fd: int, start: int, end: int | None, where: str) -> dict[str, An
         why = f"line cap ({MAX_LINES})"
     return {"start_line": start, "end_line": got_end, "total_lines": total,
             "truncated": why is not None, "truncated_by": why, "text": "\n".join(lines)}
+
+
+BLOCK = 1 << 20
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+def _eols(data: bytes) -> int:
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+
+class _LinePicker:
+    """Keeps lines ``start..last`` (within MAX_BYTES) of a stream fed in blocks; counts all.
+
+    A block never ends inside ``\\r\\n``: a trailing ``\\r`` waits for the next block.
+    """
+
+    def __init__(self, start: int, last: int) -> None:
+        self.start, self.last = start, last
+        self.lines: list[str] = []
+        self.why: str | None = None
+        self.lineno = 1          # the line now open
+        self.open_bytes = 0      # bytes of it seen so far
+        self.current = bytearray()
+        self.size = 0
+
+    @property
+    def total(self) -> int:
+        return self.lineno if self.open_bytes else self.lineno - 1
+
+    def feed_all(self, raw: Any) -> None:
+        carry = b""
+        first = True
+        while True:
+            block = raw.read(max(BLOCK, 3) if first else BLOCK)  # a whole BOM, if any
+            data = carry + block
+            if first and data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]
+            first = False
+            if block and data.endswith(b"\r"):
+                data, carry = data[:-1], b"\r"
+            else:
+                carry = b""
+            self._feed(data)
+            if not block:
+                break
+        if self.open_bytes:
+            self._finish_line()
+
+    def _wanted(self) -> bool:
+        return self.why is None and self.start <= self.lineno <= self.last
+
+    def _feed(self, data: bytes) -> None:
+        ends = _eols(data)
+        if not ends or self.lineno + ends < self.start or self.lineno > self.last \
+                or self.why is not None:
+            if ends:  # nothing here is kept: count and move on
+                self.lineno += ends
+                self.open_bytes = len(data) - (max(data.rfind(b"\n"), data.rfind(b"\r")) + 1)
+            else:
+                self._take(data)
+            return
+        pos = 0
+        for match in _EOL.finditer(data):
+            self._take(data[pos:match.start()])
+            self._finish_line()
+            pos = match.end()
+            if self.lineno > self.last or self.why is not None:
+                self._feed(data[pos:])
+                return
+        self._take(data[pos:])
+
+    def _take(self, piece: bytes) -> None:
+        self.open_bytes += len(piece)
+        if self._wanted() and len(self.current) <= MAX_BYTES:
+            self.current += piece[:MAX_BYTES + 1 - len(self.current)]
+
+    def _finish_line(self) -> None:
+        if self._wanted():
+            line = bytes(self.current).decode("utf-8", "replace")
+            cost = len(line.encode("utf-8")) + 1
+            if self.size + cost > MAX_BYTES:
+                if not self.lines:  # one huge line: its first MAX_BYTES bytes
+                    self.lines.append(bytes(self.current[:MAX_BYTES]).decode("utf-8", "ignore"))
+                self.why = f"size cap ({MAX_BYTES // 1024} KB)"
+            else:
+                self.lines.append(line)
+                self.size += cost
+        self.current.clear()
+        self.lineno += 1
+        self.open_bytes = 0

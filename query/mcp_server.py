@@ -304,8 +304,14 @@ def _tool(service: VqService, fn: Callable[..., dict[str, Any]]) -> Callable[...
             raise ToolError(f"{exc.message}. Next: {exc.fix}" if exc.fix else exc.message
                             ) from None
         except Exception as exc:  # noqa: BLE001 - a tool answers with a message, never a trace
-            log.exception("vq %s failed", fn.__name__)
             service.reset()
+            from vq.core.failures import classify
+
+            known = classify(exc, service.settings.index_dir)  # a damaged index, a bad disk
+            if known is not None:
+                raise ToolError(f"{known.message}. Next: tell the user to {known.fix}"
+                                ) from None
+            log.exception("vq %s failed", fn.__name__)
             first = (str(exc).splitlines() or [""])[0][:300]
             raise ToolError(f"{fn.__name__} failed: {type(exc).__name__}: {first}") from None
 
@@ -334,10 +340,16 @@ def build_server(settings: Settings) -> Any:
     return server
 
 
-def serve(settings: Settings, http: tuple[str, int] | None = None) -> None:
-    """Run until the client hangs up (stdio) or Ctrl-C (HTTP, loopback unless told)."""
+def serve(settings: Settings, http: tuple[str, int] | None = None, token: str = "",
+          allow_hosts: tuple[str, ...] = ()) -> None:
+    """Run until the client hangs up (stdio) or Ctrl-C (HTTP: token and Host checked
+    on every request, see ``vq.query.mcp_http``)."""
     server = build_server(settings)
     if http is None:
         server.run("stdio")
-    else:
-        server.run("streamable-http", host=http[0], port=http[1])
+        return
+    if not token:
+        raise VqError("HTTP needs a bearer token", "see `vq mcp --help`")
+    from vq.query.mcp_http import serve_http
+
+    serve_http(server, http[0], http[1], token, allow_hosts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from vq.core.display import shown
 from vq.query.search import Hit, Result
 
 SNIPPET_CHARS = 240
@@ -67,29 +68,32 @@ def unique_paths(res: Result) -> list[str]:
 
 
 def render(res: Result, query: str, explain: bool, console: Any) -> None:
-    """The TTY list: rank, location, breadcrumb, a highlighted snippet, the score."""
+    """The TTY list: rank, location, breadcrumb, a highlighted snippet, the score.
+
+    Names and text come from the vaults, so each goes through ``shown``: an escape
+    sequence in a file name or a note is printed, never obeyed."""
     from rich.markup import escape
     from rich.text import Text
 
     for hit in res.hits:
-        head = Text.assemble((f"{hit.rank:>2}. ", "bold"), (location(hit), "cyan"),
+        head = Text.assemble((f"{hit.rank:>2}. ", "bold"), (shown(location(hit)), "cyan"),
                              (f"  {hit.score:.4f}", "dim"))
         console.print(head)
         if hit.breadcrumb:
-            console.print(Text("    " + hit.breadcrumb + (f"  [{hit.symbol}]" if hit.symbol
-                                                          else ""), style="green"))
-        body = Text("    " + snippet(hit.text, query))
+            symbol = f"  [{hit.symbol}]" if hit.symbol else ""
+            console.print(Text("    " + shown(hit.breadcrumb + symbol), style="green"))
+        body = Text("    " + shown(snippet(hit.text, query)))
         for word in terms(query):
             body.highlight_words([word], style="bold yellow", case_sensitive=False)
         console.print(body)
         if explain:
-            console.print(Text("    " + _signals_line(hit), style="dim"))
+            console.print(Text("    " + shown(_signals_line(hit)), style="dim"))
     if explain:
         info = explain_json(res)
-        console.print(escape(f"method={info['method']} model={info['model']} "
-                             f"device={info['device']} encoder={info['encoder']} "
-                             f"pools={info['pools']} filters={info['filters']} "
-                             f"{info['seconds']}s"), style="dim")
+        console.print(escape(shown(f"method={info['method']} model={info['model']} "
+                                   f"device={info['device']} encoder={info['encoder']} "
+                                   f"pools={info['pools']} filters={info['filters']} "
+                                   f"{info['seconds']}s")), style="dim")
 
 
 def _signals_line(hit: Hit) -> str:

@@ -32,7 +32,7 @@ from vq.core.cli import echo_json, output_options, settings_from, vault_ids
               "half-life)), half-life search.recency_half_life_days.")
 @click.option("--explain", is_flag=True, help="Show each signal's rank and score, the model, "
               "device, method, filters and candidate pools.")
-@click.option("--pool", type=click.IntRange(min=1), default=None,
+@click.option("--pool", type=click.IntRange(min=1, max=1_000_000), default=None,
               help="Candidates per signal before fusion (default: search.pool).")
 @output_options
 @click.pass_context
@@ -51,8 +51,10 @@ def search(ctx: click.Context, query: tuple[str, ...], method: str | None, **opt
     q = Query(text, method or settings.search.method, opts["limit"] or settings.search.limit,
               filters, opts["rerank"], opts["recency"], opts["pool"])
     res = run(settings, q)
+    from vq.core.display import shown
+
     for notice in res.notices:
-        click.echo(f"notice: {notice}", err=True)
+        click.echo(f"notice: {shown(notice)}", err=True)
     _emit(res, text, opts["as_json"], opts["files_only"], opts["explain"])
     if res.empty_filter:
         click.echo(f"no results: the {res.empty_filter} filter matches nothing in the index",
@@ -67,9 +69,12 @@ def _emit(res, text: str, as_json: bool, files_only: bool, explain: bool) -> Non
     if as_json:
         hits = [hit_json(h, text, with_text=explain) for h in res.hits]
         echo_json({"hits": hits, "explain": explain_json(res)} if explain else hits)
-    elif files_only:
+    elif files_only:  # data for xargs when piped; made terminal-safe on a terminal
+        from vq.core.display import shown
+
+        tty = sys.stdout.isatty()
         for path in unique_paths(res):
-            click.echo(path)
+            click.echo(shown(path) if tty else path)
     else:
         from rich.console import Console
 

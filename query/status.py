@@ -46,6 +46,7 @@ class Status:
 
 def read_status(settings: Settings, max_errors: int = 50) -> Status:
     index = store.open_for(settings)
+    store.probe(index)  # a deleted data file is an error here, not a healthy status
     meta = index.meta
     out = Status(settings.index_dir, meta.model, meta.dim, meta.schema_version)
     files = index.files.search().select(["vault", "path", "chunks", "error"]).limit(None)

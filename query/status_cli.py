@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from vq.core.cli import echo_json, settings_from
+from vq.core.display import shown
 
 CHECK_CODES = """\b
 Exit codes with --check:
@@ -46,14 +47,14 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
     if as_json:
         echo_json(st.to_json())
         return
-    click.echo(f"index  {st.index_dir}")
+    click.echo(f"index  {shown(st.index_dir)}")
     click.echo(f"model  {st.model} (dim {st.dim}, schema v{st.schema_version})")
     for v in st.vaults:
         note = "" if v.configured else "  (not in config: pruned at the next build)"
         if not v.root_exists and v.configured:
             note = "  (root missing: not pruned)"
-        click.echo(f"vault  {v.id:<12} {v.files:>6} files {v.chunks:>7} chunks "
-                   f"{v.errors:>4} errors  {v.kind:<5} {v.path}{note}")
+        click.echo(f"vault  {shown(v.id):<12} {v.files:>6} files {v.chunks:>7} chunks "
+                   f"{v.errors:>4} errors  {v.kind:<5} {shown(v.path)}{note}")
     b = st.last_build
     if b:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(b["started_at"]))
@@ -65,7 +66,7 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
     click.echo(f"serve  pid {svc['pid']}, {svc['model']} on {svc['device']}" if svc
                else "serve  not running (searches load the model themselves)")
     for e in st.errors:
-        click.echo(f"error  {e['vault']}:{e['path']}: {e['error']}")
+        click.echo(shown(f"error  {e['vault']}:{e['path']}: {e['error']}"))
 
 
 def _ago(seconds: float) -> str:
@@ -85,12 +86,13 @@ def _check(ctx: click.Context, as_json: bool, max_age: str | None) -> None:
     limit = parse_duration(max_age, "--max-age") if max_age is not None else None
     settings = settings_from(ctx)
     index = store.open_for(settings)
+    store.probe(index)
     result = check_freshness(settings, index, last_build(index), limit)
     if as_json:
         echo_json(result.to_json())
     else:
         for line in _freshness_lines(result, max_age):
-            click.echo(line)
+            click.echo(shown(line))
     ctx.exit(0 if result.fresh else 1)
 
 

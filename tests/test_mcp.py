@@ -8,7 +8,6 @@ keep answering while a build in another process rewrites the tables.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -287,43 +286,6 @@ def test_missing_index_is_a_clear_tool_error(tmp_path, settings):
 
     for result in in_process(settings, body):
         refused(result, f"no index at {settings.index_dir}. Next: run `vq build` first")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_http_transport_on_loopback(built, config_file):
-    from vq.query.mcp_cli import parse_address
-
-    assert parse_address("8765") == ("127.0.0.1", 8765)
-    assert parse_address(":8765") == ("127.0.0.1", 8765)
-    assert parse_address("[::1]:8765") == ("::1", 8765)
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config_file),
-                               "mcp", "--http", str(port)], stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while server.poll() is None and time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)  # poll interval, bounded by the deadline
-        assert server.poll() is None, server.stderr.read()
-
-        async def main() -> Any:
-            with anyio.fail_after(60):
-                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-                    return await client.call_tool("status", {})
-
-        result = anyio.run(main)
-        assert not result.is_error and result.structured_content["vaults"][0]["files"] == 4
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 @pytest.mark.model
