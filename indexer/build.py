@@ -22,14 +22,16 @@ from vq.core.encoder import Encoder, shared_model
 from vq.core.errors import IndexMismatch
 from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
+from vq.core.window import Window, load_window
 from vq.indexer import maintain, write
 from vq.indexer.discover import FileEntry, discover_for
 from vq.indexer.extract_cache import FileChunker
-from vq.indexer.handlers.base import Limits
+from vq.indexer.handlers.base import Document, Limits
 from vq.indexer.progress import NullProgress
 from vq.indexer.reading import Unreadable, content_hash, read_bytes
 from vq.indexer.reconcile import DUPLICATE, ManifestRow, read_manifest, reconcile
-from vq.indexer.rows import PendingChunk, document_rows, manifest_row, problem_row
+from vq.indexer.rows import PendingChunk, chunk_header, document_rows, manifest_row, problem_row
+from vq.indexer.window import fit_document
 
 
 @dataclass
@@ -97,6 +99,7 @@ class Builder:
         self.chunker = FileChunker(settings, self.limits)
         self.kinds = {v.id: v.kind for v in settings.vaults}
         self.wrote = False
+        self._window: Window | None | bool = False
 
     def encoder(self) -> Encoder:
         if self._encoder is None:
@@ -105,6 +108,12 @@ class Builder:
                                          s.devices, s.encode_processes)
         self.summary.device = self._encoder.device.name
         return self._encoder
+
+    def window(self) -> Window | None:
+        """The model's input window, loaded once (a tokenizer only, no torch)."""
+        if self._window is False:
+            self._window = load_window(self.settings.model)
+        return self._window  # type: ignore[return-value]
 
     def run(self, vault_ids: tuple[str, ...] = ()) -> BuildSummary:
         started, timer = time.time(), _Timer(self.summary)
@@ -151,8 +160,10 @@ class Builder:
                 return index
             self.summary.rebuilt = True  # new chunk boundaries: new tables, all re-encoded
         enc = self.encoder()
+        window = self.window()
         meta = IndexMeta(model=self.settings.model, dim=enc.dim,
-                         vector_dtype=self.settings.vector_dtype)
+                         vector_dtype=self.settings.vector_dtype,
+                         window=window.tokens if window else 0)
         self.wrote = True
         return store.create_index(location, meta, self.settings.storage_options or None)
 
@@ -241,7 +252,8 @@ class Builder:
                     self.summary.files_restamped += 1
                     rows.append(manifest_row(entry, digest, old.chunks, name, None))
                     continue
-                doc = self.chunker.chunk(name, handler, data, digest, entry)
+                doc = self._fit(self.chunker.chunk(name, handler, data, digest, entry),
+                                entry, name)
             except Unreadable as exc:
                 self._keep_old(entry, old, name, str(exc), rows)
                 continue
@@ -258,6 +270,14 @@ class Builder:
             else:
                 self.summary.files_new += 1
         return pending, keys, rows
+
+    def _fit(self, doc: Document, entry: FileEntry, handler: str) -> Document:
+        """Cut chunks the model would truncate (see ``vq.indexer.window``)."""
+        window = self.window()
+        if window is None:
+            return doc
+        return fit_document(doc, window, lambda c: chunk_header(entry.vault, entry.path, c),
+                            fenced=handler not in ("code", "text", "pdf"))
 
     def _keep_old(self, entry: FileEntry, old: ManifestRow | None, handler: str, reason: str,
                   rows: list[dict]) -> None:
