@@ -107,6 +107,25 @@ def query_text(heading: str) -> str:
     return " ".join(re.sub(r"[`*_\[\]]", " ", heading).split())
 
 
+DEVSET = Path(__file__).resolve().parent / "devsets" / "nodejs"
+
+
+def devset_corpus(work: Path) -> Corpus | None:
+    """The Node.js dev set: 12 API files and 44 queries judged before any search ran."""
+    source = Path(os.environ.get("VQ_BENCH_NODEJS_DOCS", NODEJS_DOCS))
+    names = (DEVSET / "files.txt").read_text(encoding="utf-8").split()
+    if not all((source / n).is_file() for n in names):
+        return None
+    root = work / "nodejs-dev" / "corpus"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    for name in names:
+        shutil.copyfile(source / name, root / name)
+    return Corpus("nodejs-dev", root, DEVSET / "queries.jsonl",
+                  f"Node.js API docs ({len(names)} files), 44 hand-written dev queries "
+                  "(paraphrase/question/keyword/task), judged before any search ran")
+
+
 def heading_queries(root: Path, n: int, seed: int) -> list[dict]:
     """``n`` headings unique in their file and, as queries, across the corpus."""
     found: dict[str, list[tuple[str, str]]] = {}

@@ -23,6 +23,7 @@ from vq.core.errors import ConfigError
 KINDS = ("notes", "code", "docs")
 DEVICES = ("auto", "cuda", "mps", "cpu")
 METHODS = ("hybrid", "lexical", "dense")
+FUSIONS = ("convex", "rrf")
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
@@ -51,6 +52,10 @@ class SearchSettings:
     rerank_model: str | None = None
     rerank_top: int = 30
     recency_half_life_days: float = 30.0
+    # -- retrieval quality (issue 15): fusion and the heading field, chosen on dev sets --
+    fusion: str = "convex"        # convex (normalised scores, weighted) | rrf
+    lexical_weight: float = 0.5   # convex: BM25's weight; the vectors get 1 - it
+    heading_boost: float = 2.0    # BM25 over the breadcrumb field, added with this weight
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,9 @@ SCALARS: dict[str, tuple[type, ...]] = {
     "encode_processes": (int,),
     "hook_timeout_seconds": (float, int),
 }
-CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS}
+CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS,
+           "search.fusion": FUSIONS}
+RANGES = {"search.lexical_weight": (0.0, 1.0), "search.heading_boost": (0.0, 100.0)}
 TOP_KEYS = (*SCALARS, "storage_options", "hooks", "vaults", *SECTIONS)
 DEVICE_ENTRY = re.compile(r"(cpu|cuda|mps|xpu|npu)(:\d+)?")
 VAULT_KEYS = ("path", "include", "exclude", "kind", "gitignore")
@@ -282,6 +289,11 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
         if value is not None and value not in allowed:
             raise ConfigError(label, key, f"{value!r} is not one of {', '.join(allowed)}",
                               f"set {key} to one of: {', '.join(allowed)}")
+    for key, (low, high) in RANGES.items():
+        value = _dotted(kwargs, key)
+        if value is not None and not low <= value <= high:
+            raise ConfigError(label, key, f"{value!r} is out of range",
+                              f"set {key} between {low:g} and {high:g}")
     kwargs["index_dir"] = _index_dir(kwargs.get("index_dir"), base, path)
     if kwargs.get("lock_path"):
         kwargs["lock_path"] = str(_resolve(kwargs["lock_path"], base))

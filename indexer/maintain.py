@@ -7,6 +7,7 @@ grace period, because a reader may still be reading one.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 from typing import Any
 
@@ -25,7 +26,11 @@ BUILD_HISTORY = 2000    # build records kept: a week of five-minute builds
 BUILDS_COMPACT_AT = 64  # fragments in the builds log (one per build) that trigger a trim
 
 
+# The heading path (title > H1 > H2, or a code chunk's file > symbol) as its own BM25 field,
+# which search adds to the body's score with `search.heading_boost` (BM25F in spirit).
+HEADING_COLUMN = "breadcrumb"
 FTS_INDEX, VECTOR_INDEX = f"{FTS_COLUMN}_idx", "vector_idx"
+HEADING_INDEX = f"{HEADING_COLUMN}_idx"
 
 
 def indices(table) -> dict[str, Any]:
@@ -41,10 +46,11 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
     created = []
     rows = index.chunks.count_rows()
     found = indices(index.chunks)
-    fts = found.get(FTS_INDEX)
-    if rows and (fts is None or fts_options_differ(fts)):
-        index.chunks.create_index(FTS_COLUMN, config=FTS(**FTS_OPTIONS), replace=True)
-        created.append("fts")
+    for column, name in ((FTS_COLUMN, FTS_INDEX), (HEADING_COLUMN, HEADING_INDEX)):
+        fts = found.get(name)
+        if rows and (fts is None or fts_options_differ(fts)):
+            index.chunks.create_index(column, config=FTS(**FTS_OPTIONS), replace=True)
+            created.append("fts" if column == FTS_COLUMN else "fts:" + column)
     min_rows = settings.maintenance.vector_index_min_rows
     if min_rows and rows >= min_rows and VECTOR_INDEX not in found:
         index.chunks.create_index(metric="cosine", vector_column_name="vector",
@@ -78,10 +84,12 @@ def optimize(index: Index, settings: Settings) -> None:
 
 
 def unindexed_rows(table) -> int:
-    try:
-        return int(table.index_stats(FTS_INDEX).num_unindexed_rows)
-    except Exception:  # noqa: BLE001 - no index yet, or stats unsupported: nothing to fold
-        return 0
+    total = 0
+    for name in (FTS_INDEX, HEADING_INDEX):
+        # no index yet, or stats unsupported: nothing to fold
+        with contextlib.suppress(Exception):
+            total += int(table.index_stats(name).num_unindexed_rows)
+    return total
 
 
 def run(index: Index, settings: Settings, wrote: bool) -> None:

@@ -18,6 +18,7 @@ from vq.query import fusion, warm
 from vq.query.encoders import cross_encoder, query_encoder
 from vq.query.filters import Filters, combine, explain_empty, predicates
 
+HEADING_FTS = "breadcrumb"  # the heading/title/symbol path: its own BM25 field
 COLUMNS = ["id", "vault", "path", "kind", "language", "breadcrumb", "symbol", "start_line",
            "end_line", "page", "text", "body_start", "doc_date", "mtime"]
 
@@ -88,7 +89,8 @@ def search(settings: Settings, q: Query, index: store.Index | None = None) -> Re
     if q.method == "lexical" or "dense" not in rankings:
         res.method = "lexical"
     if res.method in ("hybrid", "lexical"):
-        rankings["bm25"] = _collect(_lexical(index, q.text, where, pool), rows, "bm25")
+        boost = settings.search.heading_boost
+        rankings["bm25"] = _collect(_lexical(index, q.text, where, pool, boost), rows, "bm25")
     res.pools = {name: len(ids) for name, ids in rankings.items()}
     ranked = _fuse(rankings, rows, settings, q)
     if q.rerank:
@@ -118,13 +120,31 @@ def _query_vector(settings: Settings, index: store.Index, text: str, res: Result
     return enc.encode([text])[0]
 
 
-def _lexical(index: store.Index, text: str, where: str | None, pool: int) -> Any:
-    from lancedb.query import MatchQuery  # a match query never trips over query syntax
+def _lexical(index: store.Index, text: str, where: str | None, pool: int,
+             heading_boost: float = 0.0) -> Any:
+    """BM25 over the body text, plus (BM25F in spirit) the breadcrumb field weighted by
+    ``heading_boost`` when the index has one: a term in a heading counts more."""
+    from lancedb.query import MatchQuery, MultiMatchQuery  # never trips over query syntax
 
-    query = index.chunks.search(MatchQuery(text, "text"), query_type="fts")
+    if heading_boost > 0 and HEADING_FTS in _fts_columns(index):
+        fts: Any = MultiMatchQuery(text, ["text", HEADING_FTS], boosts=[1.0, heading_boost])
+    else:
+        fts = MatchQuery(text, "text")
+    query = index.chunks.search(fts, query_type="fts")
     if where:
         query = query.where(where, prefilter=True)
     return query.select([*COLUMNS, "_score"]).limit(pool).to_arrow()
+
+
+def _fts_columns(index: store.Index) -> set[str]:
+    """Columns with a full-text index; read once per opened index (older ones lack some)."""
+    cached = getattr(index, "_vq_fts_columns", None)
+    if cached is None:
+        cached = {col for i in index.chunks.list_indices()
+                  if str(getattr(i, "index_type", "")).upper() == "FTS"
+                  for col in getattr(i, "columns", [])}
+        index._vq_fts_columns = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def _dense(index: store.Index, vector: Any, where: str | None, pool: int) -> Any:
@@ -138,12 +158,14 @@ def _dense(index: store.Index, vector: Any, where: str | None, pool: int) -> Any
 def _collect(table: Any, rows: dict[str, dict], signal: str) -> list[str]:
     """Remember each row once; record this signal's rank and raw score on it."""
     ids = []
-    for rank, row in enumerate(table.to_pylist(), 1):
-        if "_score" in row:
-            score = float(row.pop("_score"))
-        else:
-            score = 1.0 - float(row.pop("_distance"))
+    found = table.to_pylist()
+    for row in found:
+        score = float(row.pop("_score")) if "_score" in row else 1.0 - float(row.pop("_distance"))
+        row["_raw"] = score
         row.pop("_relevance_score", None)
+    found.sort(key=lambda r: (-r["_raw"], r["id"]))  # ties by id: storage order must not count
+    for rank, row in enumerate(found, 1):
+        score = row.pop("_raw")
         rows.setdefault(row["id"], row).setdefault("_signals", {})[signal] = {
             "rank": rank, "score": round(score, 6)}
         ids.append(row["id"])
@@ -155,8 +177,10 @@ def _fuse(rankings: dict[str, list[str]], rows: dict[str, dict], settings: Setti
     if len(rankings) == 1:
         (signal, ids), = rankings.items()
         scores = {i: rows[i]["_signals"][signal]["score"] for i in ids}
-    else:
+    elif settings.search.fusion == "rrf":
         scores = fusion.rrf(rankings, settings.search.rrf_k)
+    else:
+        scores = _convex(rankings, rows, settings.search.lexical_weight)
     if q.recency:
         now = time.time()
         half_life = settings.search.recency_half_life_days
@@ -166,7 +190,21 @@ def _fuse(rankings: dict[str, list[str]], rows: dict[str, dict], settings: Setti
             scores[i] *= factor
     for i, s in scores.items():
         rows[i]["_score"] = s
-    return sorted(scores, key=lambda i: (-scores[i], i))
+    return fusion.ranked(scores)
+
+
+def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weight: float
+            ) -> dict[str, float]:
+    """The convex fusion; each hit's signals gain ``fused``: what each signal added."""
+    pools = {name: {i: rows[i]["_signals"][name]["score"] for i in ids}
+             for name, ids in rankings.items()}
+    weights = {"bm25": lexical_weight, "dense": 1.0 - lexical_weight}
+    scores = fusion.convex(pools, weights)
+    for name, pool in pools.items():
+        part = fusion.convex({name: pool}, weights)
+        for i, value in part.items():
+            rows[i]["_signals"].setdefault("fused", {})[name] = round(value, 6)
+    return scores
 
 
 def _age_days(row: dict, now: float) -> float:
