@@ -76,6 +76,10 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
         report.checks.append(index)
     elif index is not None:
         _guard(report, "index", lambda: report.checks.extend(index_checks(settings, index)))
+        if model:
+            from vq.query.doctor_window import window_check
+
+            _guard(report, "model window", lambda: report.checks.append(window_check(index)))
         _guard(report, "freshness", lambda: report.checks.append(stale_check(settings, index)))
     _guard(report, "lock", lambda: report.checks.append(lock_check(settings)))
     if index is not None and not isinstance(index, Check):

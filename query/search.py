@@ -14,10 +14,11 @@ from typing import Any
 from vq.core import store
 from vq.core.errors import VqError
 from vq.core.settings import METHODS, Settings
-from vq.query import fusion, warm
+from vq.query import code_rank, fusion, warm
 from vq.query.encoders import cross_encoder, query_encoder
 from vq.query.filters import Filters, combine, explain_empty, predicates
 
+DEFINITIONS = 20  # symbol definitions fetched when the query names a symbol
 HEADING_FTS = "breadcrumb"  # the heading/title/symbol path: its own BM25 field
 COLUMNS = ["id", "vault", "path", "kind", "language", "breadcrumb", "symbol", "start_line",
            "end_line", "page", "text", "body_start", "doc_date", "mtime"]
@@ -93,6 +94,7 @@ def search(settings: Settings, q: Query, index: store.Index | None = None) -> Re
         rankings["bm25"] = _collect(_lexical(index, q.text, where, pool, boost), rows, "bm25")
     res.pools = {name: len(ids) for name, ids in rankings.items()}
     ranked = _fuse(rankings, rows, settings, q)
+    ranked = _code_signals(index, q.text, where, ranked, rows)
     if q.rerank:
         ranked = _rerank(settings, q, ranked, rows, res)
     res.hits = [_hit(settings, rows[i], rank) for rank, i in enumerate(ranked[:q.limit], 1)]
@@ -205,6 +207,25 @@ def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weigh
         for i, value in part.items():
             rows[i]["_signals"].setdefault("fused", {})[name] = round(value, 6)
     return scores
+
+
+def _code_signals(index: store.Index, text: str, where: str | None, ranked: list[str],
+                  rows: dict[str, dict]) -> list[str]:
+    """Definitions named by the query first, tests/examples lower, per-file saturation
+    (``vq.query.code_rank``); definitions the pools missed are fetched by symbol."""
+    terms = code_rank.symbol_terms(text)
+    wanted = code_rank.symbol_filter(terms)
+    if wanted:
+        both = " AND ".join(f"({p})" for p in (where, wanted) if p)
+        found = (index.chunks.search().where(both)
+                 .select(COLUMNS).limit(DEFINITIONS).to_arrow().to_pylist())
+        for row in sorted(found, key=lambda r: r["id"]):
+            if row["id"] not in rows:
+                rows[row["id"]] = {**row, "_signals": {}, "_score": 0.0}
+                ranked.append(row["id"])
+    if not any(rows[i].get("kind") == "code" for i in ranked):
+        return ranked
+    return code_rank.adjust(ranked, rows, text, terms)
 
 
 def _age_days(row: dict, now: float) -> float:

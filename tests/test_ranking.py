@@ -77,3 +77,53 @@ def test_tie_order_is_the_same_after_a_repair_as_after_a_clean_build(tmp_path, b
     assert _top_ids(repaired, query, fusion) == _top_ids(clean, query, fusion)
     lexical = [h.id for h in search(repaired, Query(query, method="lexical", limit=12)).hits]
     assert lexical == sorted(lexical)  # all tied: by chunk id
+
+
+CODE = {
+    "app/config.py": '''
+        """Configuration loading."""
+
+
+        def parse_config(text):
+            """Turn the config text into a dict of settings."""
+            return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+        ''',
+    "app/server.py": '''
+        from app.config import parse_config
+
+
+        def start(path):
+            # parse_config reads the file; parse_config errors stop the start;
+            # we call parse_config again on reload (parse_config is cheap)
+            settings = parse_config(open(path).read())
+            fallback = parse_config("")
+            return settings or fallback
+        ''',
+    "tests/test_config.py": '''
+        from app.config import parse_config
+
+
+        def test_parse_config_reads_pairs():
+            assert parse_config("a=1") == {"a": "1"}
+            assert parse_config("") == {}
+            assert parse_config("b=2\\nc=3") == {"b": "2", "c": "3"}
+        ''',
+}
+
+
+def test_a_query_naming_a_symbol_ranks_its_definition_first(tmp_path, build):
+    settings = make(tmp_path, "c", CODE, kind="code")
+    assert build(settings).outcome == "ok"
+    for method in ("lexical", "hybrid", "dense"):
+        hits = search(settings, Query("parse_config", method=method)).hits
+        assert (hits[0].path, hits[0].symbol) == ("app/config.py", "parse_config"), method
+        assert hits[0].signals["code"]["defines"] == 1.0
+
+
+def test_tests_rank_below_the_implementation_unless_asked_for(tmp_path, build):
+    settings = make(tmp_path, "t", CODE, kind="code")
+    assert build(settings).outcome == "ok"
+    order = paths(settings, "reads pairs parse config", method="hybrid")
+    assert order.index("app/config.py") < order.index("tests/test_config.py")
+    asked = paths(settings, "test that parse config reads pairs", method="hybrid")
+    assert asked[0] == "tests/test_config.py"
