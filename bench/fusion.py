@@ -24,7 +24,7 @@ from bench.common import log, prepare_env, save_json, scratch, settings_for
 from vq.query import fusion
 
 POOL = 100
-BOOSTS = (0.0, 0.5, 1.0, 2.0, 4.0)
+BOOSTS = (0.0, 0.25, 0.5, 1.0, 2.0)
 WEIGHTS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 METRICS = ("recall@10", "mrr@10", "ndcg@10")
 
@@ -67,7 +67,10 @@ def variants() -> list[tuple[str, dict]]:
         out.append((f"lexical b={b}", {"kind": "lexical", "boost": b}))
         out.append((f"rrf k=60 b={b}", {"kind": "rrf", "boost": b}))
         for w in WEIGHTS:
-            out.append((f"convex w={w} b={b}", {"kind": "convex", "boost": b, "weight": w}))
+            out.append((f"convex w={w} b={b}", {"kind": "convex", "boost": b, "weight": w,
+                                                "floor": True}))
+            out.append((f"minmax w={w} b={b}", {"kind": "convex", "boost": b, "weight": w,
+                                                "floor": False}))
     return out
 
 
@@ -83,7 +86,7 @@ def rank(entry: dict, spec: dict) -> list[str]:
                                          "dense": fusion.ranked(dense)}))
     w = spec["weight"]
     return fusion.ranked(fusion.convex({"bm25": lexical, "dense": dense},
-                                       {"bm25": w, "dense": 1 - w}))
+                                       {"bm25": w, "dense": 1 - w}, spec["floor"]))
 
 
 def evaluate(corpus: quality.Corpus, entries: list[dict], work: Path) -> dict[str, dict]:
@@ -108,7 +111,8 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
         return statistics.mean(scores[s][name]["ndcg@10"] for s in sets)
 
     boost = max(BOOSTS, key=lambda b: (round(mean(f"lexical b={b}"), 4), -b))
-    fused = [f"rrf k=60 b={boost}"] + [f"convex w={w} b={boost}" for w in WEIGHTS]
+    fused = [f"rrf k=60 b={boost}"] + [f"{kind} w={w} b={boost}" for kind in ("convex", "minmax")
+                                       for w in WEIGHTS]
     best = max(fused, key=lambda n: (round(mean(n), 4), -fused.index(n)))
     return {"heading_boost": boost, "fusion": best, "mean_ndcg@10": round(mean(best), 4)}
 

@@ -126,10 +126,13 @@ def _lexical(index: store.Index, text: str, where: str | None, pool: int,
              heading_boost: float = 0.0) -> Any:
     """BM25 over the body text, plus (BM25F in spirit) the breadcrumb field weighted by
     ``heading_boost`` when the index has one: a term in a heading counts more."""
-    from lancedb.query import MatchQuery, MultiMatchQuery  # never trips over query syntax
+    from lancedb.query import BooleanQuery, MatchQuery, Occur  # never trips over query syntax
 
     if heading_boost > 0 and HEADING_FTS in _fts_columns(index):
-        fts: Any = MultiMatchQuery(text, ["text", HEADING_FTS], boosts=[1.0, heading_boost])
+        # SHOULD clauses add their scores; MultiMatchQuery would take the larger one only
+        fts: Any = BooleanQuery([(Occur.SHOULD, MatchQuery(text, "text")),
+                                 (Occur.SHOULD, MatchQuery(text, HEADING_FTS,
+                                                           boost=heading_boost))])
     else:
         fts = MatchQuery(text, "text")
     query = index.chunks.search(fts, query_type="fts")

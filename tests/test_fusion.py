@@ -14,9 +14,17 @@ def test_rrf_sums_reciprocal_ranks():
 
 def test_convex_normalises_each_pool_and_weights_it():
     pools = {"bm25": {"a": 10.0, "b": 5.0, "c": 0.0}, "dense": {"b": 0.9, "c": 0.5, "d": 0.1}}
-    scores = fusion.convex(pools, {"bm25": 0.3, "dense": 0.7})
+    scores = fusion.convex(pools, {"bm25": 0.3, "dense": 0.7}, zero_floor=False)
     assert scores == pytest.approx({"a": 0.3, "b": 0.3 * 0.5 + 0.7 * 1.0,
                                     "c": 0.7 * 0.5, "d": 0.0})
+    floored = fusion.convex(pools, {"bm25": 0.3, "dense": 0.7})
+    assert floored == pytest.approx({"a": 0.3, "b": 0.3 * 0.5 + 0.7 * 1.0,
+                                     "c": 0.7 * 0.5 / 0.9, "d": 0.7 * 0.1 / 0.9})
+
+
+def test_a_negative_cosine_counts_as_no_match():
+    assert fusion.convex({"dense": {"a": 0.5, "b": -0.2}}, {"dense": 1.0}) == \
+        pytest.approx({"a": 1.0, "b": 0.0})
 
 
 def test_convex_keeps_a_strong_single_signal_hit_above_two_mediocre_ones():
@@ -33,8 +41,10 @@ def test_convex_keeps_a_strong_single_signal_hit_above_two_mediocre_ones():
 
 
 def test_a_pool_of_equal_scores_gives_full_weight_and_empty_pools_are_ignored():
-    assert fusion.convex({"bm25": {"a": 3.0, "b": 3.0}, "dense": {}},
-                         {"bm25": 0.4, "dense": 0.6}) == pytest.approx({"a": 0.4, "b": 0.4})
+    for floor in (True, False):
+        assert fusion.convex({"bm25": {"a": 3.0, "b": 3.0}, "dense": {}},
+                             {"bm25": 0.4, "dense": 0.6}, floor) == \
+            pytest.approx({"a": 0.4, "b": 0.4})
 
 
 def test_weight_one_is_the_signal_alone():
