@@ -54,14 +54,19 @@ def pools(config: Path, queries: list[dict]) -> list[dict[str, Any]]:
 def _pairs(table: Any, spans: dict) -> list[tuple[str, float]]:
     pairs = []
     for row in table.to_pylist():
-        spans[row["id"]] = (row["path"], row["start_line"], row["end_line"])
+        spans[row["id"]] = (row["path"], row["start_line"], row["end_line"], row["breadcrumb"])
         score = row["_score"] if "_score" in row else 1.0 - row["_distance"]
         pairs.append((row["id"], float(score)))
     return sorted(pairs, key=lambda p: (-p[1], p[0]))
 
 
 def variants() -> list[tuple[str, dict]]:
-    """The whole search space: name -> how to rank."""
+    """The whole search space: name -> how to rank; each also one piece per section."""
+    base = _variants()
+    return base + [(f"{name} +section", {**spec, "section": True}) for name, spec in base]
+
+
+def _variants() -> list[tuple[str, dict]]:
     out: list[tuple[str, dict]] = [("dense", {"kind": "dense"})]
     for b in BOOSTS:
         out.append((f"lexical b={b}", {"kind": "lexical", "boost": b}))
@@ -75,6 +80,14 @@ def variants() -> list[tuple[str, dict]]:
 
 
 def rank(entry: dict, spec: dict) -> list[str]:
+    order = _rank(entry, spec)
+    if spec.get("section"):
+        spans = entry["spans"]
+        order = fusion.one_per_section(order, {i: (spans[i][0], spans[i][3]) for i in order})
+    return order
+
+
+def _rank(entry: dict, spec: dict) -> list[str]:
     dense = dict(entry["dense"])
     if spec["kind"] == "dense":
         return fusion.ranked(dense)
@@ -94,7 +107,7 @@ def evaluate(corpus: quality.Corpus, entries: list[dict], work: Path) -> dict[st
     for name, spec in variants():
         results = []
         for e in entries:
-            hits = [dict(zip(("path", "start_line", "end_line"), e["spans"][i], strict=True))
+            hits = [dict(zip(("path", "start_line", "end_line"), e["spans"][i][:3], strict=True))
                     for i in rank(e, spec)[:10]]
             results.append({"id": e["id"], "hits": hits})
         out[name] = quality.score(corpus, results, work)
@@ -113,6 +126,7 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
     boost = max(BOOSTS, key=lambda b: (round(mean(f"lexical b={b}"), 4), -b))
     fused = [f"rrf k=60 b={boost}"] + [f"{kind} w={w} b={boost}" for kind in ("convex", "minmax")
                                        for w in WEIGHTS]
+    fused += [f"{name} +section" for name in fused]
     best = max(fused, key=lambda n: (round(mean(n), 4), -fused.index(n)))
     return {"heading_boost": boost, "fusion": best, "mean_ndcg@10": round(mean(best), 4)}
 
@@ -122,6 +136,8 @@ def table(scores: dict[str, dict[str, dict]]) -> str:
     head = "| variant | " + " | ".join(f"{s} {m}" for s in sets for m in METRICS) + " |"
     lines = [head, "|" + "---|" * (1 + len(sets) * len(METRICS))]
     for name, _ in variants():
+        if name not in scores[sets[0]]:
+            continue
         cells = [f"{scores[s][name][m]:.3f}" for s in sets for m in METRICS]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

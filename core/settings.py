@@ -53,9 +53,10 @@ class SearchSettings:
     rerank_top: int = 30
     recency_half_life_days: float = 30.0
     # -- retrieval quality (issue 15): fusion and the heading field, chosen on dev sets --
-    fusion: str = "convex"        # convex (normalised scores, weighted) | rrf
-    lexical_weight: float = 0.5   # convex: BM25's weight; the vectors get 1 - it
-    heading_boost: float = 2.0    # BM25 over the breadcrumb field, added with this weight
+    # Chosen on the Docker + Node.js dev sets by `python -m bench.fusion` (README: Ranking).
+    fusion: str = "convex"        # convex (min-max-normalised scores, weighted) | rrf
+    lexical_weight: float = 0.4   # convex: BM25's weight; the vectors get 1 - it
+    heading_boost: float = 0.0    # > 0: BM25 over the breadcrumb field too, with this weight
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,10 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
     created = []
     rows = index.chunks.count_rows()
     found = indices(index.chunks)
-    for column, name in ((FTS_COLUMN, FTS_INDEX), (HEADING_COLUMN, HEADING_INDEX)):
+    wanted = [(FTS_COLUMN, FTS_INDEX)]
+    if settings.search.heading_boost > 0:  # only searched then: no cost by default
+        wanted.append((HEADING_COLUMN, HEADING_INDEX))
+    for column, name in wanted:
         fts = found.get(name)
         if rows and (fts is None or fts_options_differ(fts)):
             index.chunks.create_index(column, config=FTS(**FTS_OPTIONS), replace=True)

@@ -63,3 +63,16 @@ def convex(pools: Mapping[str, Mapping[str, float]], weights: Mapping[str, float
 def ranked(scores: Mapping[str, float]) -> list[str]:
     """Best first; equal scores by id, so a repaired index and a clean one agree."""
     return sorted(scores, key=lambda i: (-scores[i], i))
+
+
+def one_per_section(order: Sequence[str], section: Mapping[str, object]) -> list[str]:
+    """Keep the best-ranked piece of each section (MaxP: a section split to fit the
+    model window is still one place to read); later pieces drop out of the ranking."""
+    seen: set[object] = set()
+    out = []
+    for doc_id in order:
+        key = section[doc_id]
+        if key not in seen:
+            seen.add(key)
+            out.append(doc_id)
+    return out

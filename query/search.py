@@ -95,6 +95,7 @@ def search(settings: Settings, q: Query, index: store.Index | None = None) -> Re
     res.pools = {name: len(ids) for name, ids in rankings.items()}
     ranked = _fuse(rankings, rows, settings, q)
     ranked = _code_signals(index, q.text, where, ranked, rows)
+    ranked = fusion.one_per_section(ranked, {i: _section(rows[i]) for i in ranked})
     if q.rerank:
         ranked = _rerank(settings, q, ranked, rows, res)
     res.hits = [_hit(settings, rows[i], rank) for rank, i in enumerate(ranked[:q.limit], 1)]
@@ -204,12 +205,20 @@ def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weigh
     pools = {name: {i: rows[i]["_signals"][name]["score"] for i in ids}
              for name, ids in rankings.items()}
     weights = {"bm25": lexical_weight, "dense": 1.0 - lexical_weight}
-    scores = fusion.convex(pools, weights)
+    scores = fusion.convex(pools, weights, zero_floor=False)
     for name, pool in pools.items():
-        part = fusion.convex({name: pool}, weights)
+        part = fusion.convex({name: pool}, weights, zero_floor=False)
         for i, value in part.items():
             rows[i]["_signals"].setdefault("fused", {})[name] = round(value, 6)
     return scores
+
+
+def _section(row: dict) -> tuple[str, ...]:
+    """Pieces of one split section share this key; code keeps every piece (its files are
+    handled by per-file saturation instead)."""
+    if row.get("kind") == "code":
+        return (row["id"],)
+    return (row["vault"], row["path"], row["breadcrumb"])
 
 
 def _code_signals(index: store.Index, text: str, where: str | None, ranked: list[str],

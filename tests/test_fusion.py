@@ -55,3 +55,8 @@ def test_weight_one_is_the_signal_alone():
 
 def test_ties_rank_by_id():
     assert fusion.ranked({"b": 1.0, "c": 2.0, "a": 1.0}) == ["c", "a", "b"]
+
+
+def test_one_piece_per_section_keeps_the_best_ranked_piece():
+    section = {"a1": "A", "b1": "B", "a2": "A", "c1": "C", "b2": "B"}
+    assert fusion.one_per_section(["a1", "b1", "a2", "c1", "b2"], section) == ["a1", "b1", "c1"]

@@ -8,6 +8,7 @@ import pytest
 
 from tests.conftest import write_config, write_tree
 from vq.core.settings import load_settings
+from vq.query import code_rank
 from vq.query.search import Query, search
 
 pytestmark = pytest.mark.model
@@ -40,8 +41,8 @@ HEADINGS = {
 
 
 def test_a_query_matching_only_a_heading_ranks_that_section_first(tmp_path, build):
-    settings = make(tmp_path, "h", HEADINGS)
-    assert build(settings).outcome == "ok"
+    settings = make(tmp_path, "h", HEADINGS, heading_boost=1.0)
+    assert build(settings).outcome == "ok"  # with a boost, the build indexes the breadcrumb
     unboosted = with_search(settings, heading_boost=0.0)
     assert paths(unboosted, "quarantine procedure")[0] == "notes.md"  # body words win alone
     assert paths(settings, "quarantine procedure")[0] == "runbook.md"
@@ -120,10 +121,12 @@ def test_a_query_naming_a_symbol_ranks_its_definition_first(tmp_path, build):
         assert hits[0].signals["code"]["defines"] == 1.0
 
 
-def test_tests_rank_below_the_implementation_unless_asked_for(tmp_path, build):
+def test_tests_rank_below_the_implementation_unless_asked_for(tmp_path, build, monkeypatch):
     settings = make(tmp_path, "t", CODE, kind="code")
     assert build(settings).outcome == "ok"
-    order = paths(settings, "reads pairs parse config", method="hybrid")
-    assert order.index("app/config.py") < order.index("tests/test_config.py")
+    order = paths(settings, "config parsing", method="hybrid")
+    assert order[:3] == ["app/config.py", "app/server.py", "tests/test_config.py"]
     asked = paths(settings, "test that parse config reads pairs", method="hybrid")
     assert asked[0] == "tests/test_config.py"
+    monkeypatch.setattr(code_rank, "SECONDARY", 1.0)  # without the rule the test file is 2nd
+    assert paths(settings, "config parsing", method="hybrid")[1] == "tests/test_config.py"
