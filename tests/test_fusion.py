@@ -60,3 +60,21 @@ def test_ties_rank_by_id():
 def test_one_piece_per_section_keeps_the_best_ranked_piece():
     section = {"a1": "A", "b1": "B", "a2": "A", "c1": "C", "b2": "B"}
     assert fusion.one_per_section(["a1", "b1", "a2", "c1", "b2"], section) == ["a1", "b1", "c1"]
+
+
+@pytest.mark.parametrize("data, key, words", [
+    ({"search": {"fusion": "borda"}}, "search.fusion", "not one of"),
+    ({"search": {"lexical_weight": 1.5}}, "search.lexical_weight", "out of range"),
+    ({"search": {"lexical_weight": -0.1}}, "search.lexical_weight", "out of range"),
+    ({"search": {"heading_boost": -1}}, "search.heading_boost", "out of range"),
+    ({"search": {"heading_boost": "big"}}, "search.heading_boost", "expected float"),
+])
+def test_fusion_settings_are_validated(tmp_path, data, key, words):
+    from tests.conftest import write_config
+    from vq.core.errors import ConfigError
+    from vq.core.settings import load_settings
+
+    cfg = write_config(tmp_path / "bad.yaml", data)
+    with pytest.raises(ConfigError) as err:
+        load_settings(str(cfg))
+    assert err.value.key == key and words in err.value.message and err.value.fix
