@@ -55,6 +55,7 @@ def hit_json(hit: Hit, query: str, with_text: bool = False) -> dict[str, Any]:
 def explain_json(res: Result) -> dict[str, Any]:
     return {"method": res.method, "requested_method": res.requested_method, "model": res.model,
             "device": res.device or None, "encoder": res.encoder or None,
+            "fusion": res.fusion or None,
             "filters": res.filters, "pools": res.pools, "notices": res.notices,
             "seconds": round(res.seconds, 4)}
 
@@ -88,6 +89,7 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
         info = explain_json(res)
         console.print(escape(f"method={info['method']} model={info['model']} "
                              f"device={info['device']} encoder={info['encoder']} "
+                             f"fusion={info['fusion']} "
                              f"pools={info['pools']} filters={info['filters']} "
                              f"{info['seconds']}s"), style="dim")
 

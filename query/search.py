@@ -1,4 +1,4 @@
-"""Search the index: BM25 ‖ vectors → RRF → [recency] → [rerank] → hits.
+"""Search the index: BM25 ‖ vectors → fusion → sections, code signals → [rerank] → hits.
 
 Plain Python, no click: the CLI, the MCP server and the benchmarks call
 ``search()``. It never takes the build lock and never imports the indexer.
@@ -66,6 +66,7 @@ class Result:
     pools: dict[str, int] = field(default_factory=dict)
     empty_filter: str | None = None
     encoder: str = ""            # "service pid N" | "in-process" | "" (no vector needed)
+    fusion: str = ""             # how the signals were combined ("" for one signal)
     seconds: float = 0.0
 
 
@@ -93,6 +94,8 @@ def search(settings: Settings, q: Query, index: store.Index | None = None) -> Re
         boost = settings.search.heading_boost
         rankings["bm25"] = _collect(_lexical(index, q.text, where, pool, boost), rows, "bm25")
     res.pools = {name: len(ids) for name, ids in rankings.items()}
+    if len(rankings) > 1:
+        res.fusion = _fusion_label(settings)
     ranked = _fuse(rankings, rows, settings, q)
     ranked = _code_signals(index, q.text, where, ranked, rows)
     ranked = fusion.one_per_section(ranked, {i: _section(rows[i]) for i in ranked})
@@ -197,6 +200,13 @@ def _fuse(rankings: dict[str, list[str]], rows: dict[str, dict], settings: Setti
     for i, s in scores.items():
         rows[i]["_score"] = s
     return fusion.ranked(scores)
+
+
+def _fusion_label(settings: Settings) -> str:
+    if settings.search.fusion == "rrf":
+        return f"rrf k={settings.search.rrf_k}"
+    w = settings.search.lexical_weight
+    return f"convex min-max: {w:g}·bm25 + {1 - w:g}·dense"
 
 
 def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weight: float
