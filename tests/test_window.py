@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -83,3 +84,24 @@ def test_the_window_is_recorded_in_the_index_metadata():
     assert IndexMeta.from_metadata(meta.to_metadata()).window == 256
     old = {k: v for k, v in meta.to_metadata().items() if b"window" not in k}
     assert IndexMeta.from_metadata(old).window == 0
+
+
+@pytest.mark.model
+def test_doctor_reports_the_truncated_share(tmp_path, build):
+    from tests.conftest import write_config, write_tree
+    from vq.core import store
+    from vq.core.settings import load_settings
+    from vq.query.doctor_window import window_check
+
+    root = tmp_path / "n"
+    long_line = " ".join(["overflow"] * 400)  # one line: it cannot be cut, so it truncates
+    write_tree(root, {"a.md": "# A\n\nshort\n\n## B\n\n" + long_line + "\n",
+                      "b.md": "# B\n\n" + "\n\n".join(["para words here"] * 200)})
+    settings = load_settings(str(write_config(tmp_path / "c.yaml", {
+        "index_dir": str(tmp_path / "ix"), "vaults": {"n": {"path": str(root)}}})))
+    assert build(settings).outcome == "ok"
+    index = store.open_for(settings)
+    assert index.meta.window == 256
+    check = window_check(index)
+    total = index.chunks.count_rows()
+    assert check.status == "warn" and f"1 of {total} chunks" in check.detail, check
