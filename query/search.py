@@ -240,6 +240,8 @@ def _code_signals(index: store.Index, text: str, where: str | None, ranked: list
                   rows: dict[str, dict]) -> list[str]:
     """Definitions named by the query first, tests/examples lower, per-file saturation
     (``vq.query.code_rank``); definitions the pools missed are fetched by symbol."""
+    if not any(row.get("kind") == "code" for row in rows.values()):
+        return ranked  # no code among the candidates: a notes/docs index, nothing to do
     terms = code_rank.symbol_terms(text)
     wanted = code_rank.symbol_filter(terms)
     if wanted:
