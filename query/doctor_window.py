@@ -42,6 +42,6 @@ def window_check(index: Any) -> Check:
         return Check("model window", FAIL, f"the index was sized for {index.meta.window}, "
                      f"the model reads {window.tokens}", "run `vq build --rebuild`")
     if share > WARN_SHARE:
-        return Check("model window", WARN, detail, "run `vq build --rebuild` (chunker v3 "
-                     "sizes chunks to the window)")
+        return Check("model window", WARN, detail, "run `vq build` (an index from an older "
+                     "chunker is rebuilt, sized to the window)")
     return Check("model window", OK, detail)
