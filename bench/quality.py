@@ -4,6 +4,9 @@ Corpora:
 - ``docker``: the shared eval set (real Docker Engine docs, 80 hand-written
   queries in four styles). Found at ``$VQ_EVAL_DIR`` or ``../shared/eval``;
   absent, the benchmark says so and exits 0.
+- ``nodejs-dev``: 12 Node.js API files with 44 hand-written queries judged before
+  any search ran (``bench/devsets/nodejs``): the second dev set the fusion was
+  chosen on (``bench.fusion``).
 - ``nodejs``: the Node.js API reference as shipped by the machine's ``nodejs``
   package (``/usr/share/doc/nodejs/api/*.md``, or ``$VQ_BENCH_NODEJS_DOCS``),
   with pseudo-queries made from headings (query = heading text, target = that
@@ -31,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import baselines, report
+from bench import baselines, report, truncation
 from bench.common import eval_dir, log, prepare_env, publish, run_proc, scratch, vq, write_config
 
 VQ_METHODS = (
@@ -105,6 +108,25 @@ def headings(lines: list[str]) -> list[str]:
 def query_text(heading: str) -> str:
     """A heading as a user would type it: no Markdown punctuation."""
     return " ".join(re.sub(r"[`*_\[\]]", " ", heading).split())
+
+
+DEVSET = Path(__file__).resolve().parent / "devsets" / "nodejs"
+
+
+def devset_corpus(work: Path) -> Corpus | None:
+    """The Node.js dev set: 12 API files and 44 queries judged before any search ran."""
+    source = Path(os.environ.get("VQ_BENCH_NODEJS_DOCS", NODEJS_DOCS))
+    names = (DEVSET / "files.txt").read_text(encoding="utf-8").split()
+    if not all((source / n).is_file() for n in names):
+        return None
+    root = work / "nodejs-dev" / "corpus"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    for name in names:
+        shutil.copyfile(source / name, root / name)
+    return Corpus("nodejs-dev", root, DEVSET / "queries.jsonl",
+                  f"Node.js API docs ({len(names)} files), 44 hand-written dev queries "
+                  "(paraphrase/question/keyword/task), judged before any search ran")
 
 
 def heading_queries(root: Path, n: int, seed: int) -> list[dict]:
@@ -189,7 +211,9 @@ def evaluate(corpus: Corpus, work: Path) -> dict:
     out: dict[str, Any] = {"corpus": corpus.name, "label": corpus.label,
                            "queries": len(queries), "chunks": len(rows),
                            "build_seconds": round(built.seconds, 1),
-                           "chunks_encoded": summary["chunks_encoded"], "methods": {}}
+                           "chunks_encoded": summary["chunks_encoded"],
+                           "truncation": truncation.share(corpus.root, corpus.name),
+                           "methods": {}}
     for label, flags in VQ_METHODS:
         if "--rerank" in flags and not rerank:
             out["methods"][label] = {"skipped": "no reranker configured (set "
@@ -233,6 +257,9 @@ def run(work: Path, quick: bool = False) -> dict:
         log(msg)
         return {"skipped": msg}
     out["corpora"].append(evaluate(docker, work))
+    dev = devset_corpus(work)
+    if dev is not None:
+        out["corpora"].append(evaluate(dev, work))
     node = nodejs_corpus(work, files=8 if quick else None, queries=40 if quick else 150)
     if node is None:
         out["nodejs_skipped"] = f"no Node.js API docs at {NODEJS_DOCS} (apt-get install nodejs)"

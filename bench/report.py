@@ -35,7 +35,8 @@ def quality_markdown(result: dict) -> str:
 
 def _corpus_markdown(c: dict) -> str:
     head = (f"#### {c['corpus']}: {c['label']}\n\n{c['chunks']} chunks, "
-            f"`vq build` {c['build_seconds']} s ({c['chunks_encoded']} chunks encoded)\n")
+            f"`vq build` {c['build_seconds']} s ({c['chunks_encoded']} chunks encoded)"
+            f"{_truncation_md(c.get('truncation') or {})}\n")
     rows, skipped = [], []
     for name, m in c["methods"].items():
         if "skipped" in m:
@@ -47,6 +48,32 @@ def _corpus_markdown(c: dict) -> str:
     tail = "\n".join(skipped)
     return "\n".join(p for p in (head, main, "", "nDCG@10 by query style:", "", styles, "",
                                  tail) if p is not None).rstrip()
+
+
+def _truncation_md(t: dict) -> str:
+    """Chunks longer than the model window, chunked as before (v2) and now (v3)."""
+    if "before" not in t:
+        return ""
+    b, a = t["before"], t["after"]
+    return (f"; chunks the model truncates ({t['window']} word pieces): before "
+            f"{b['truncated']}/{b['chunks']} ({b['share']:.1%}), now "
+            f"{a['truncated']}/{a['chunks']} ({a['share']:.1%})")
+
+
+def ann_markdown(r: dict) -> str:
+    """ANN recall@10 against exact search on real embeddings, per size and setting."""
+    if not r.get("sizes"):
+        return f"ANN recall: not measured ({r.get('error', 'no sizes')})"
+    rows = []
+    for size, runs in r["sizes"].items():
+        built = runs[0]["index_seconds"]
+        for m in runs[1:]:
+            rows.append([size, built, m["nprobes"], m["refine_factor"], m["recall@10"],
+                         m["ms"]["p50_ms"]])
+    head = (f"ANN (IVF_HNSW_SQ) recall@10 against exact search, {r['real_vectors']} real "
+            f"{r['model']} vectors (max_seq {r['max_seq_length']}), {r['queries']} held-out "
+            "chunks as queries:\n\n")
+    return head + table(["rows", "index s", "nprobes", "refine", "recall@10", "p50 ms"], rows)
 
 
 def _style_table(methods: dict) -> str:

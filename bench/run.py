@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import quality, ray_build, report, speed
+from bench import ann, quality, ray_build, report, speed
 from bench.common import RESULTS, log, machine, prepare_env, save_json, scratch
 
 
@@ -29,6 +29,8 @@ def markdown(result: dict) -> str:
              report.machine_markdown(result["machine"])]
     if "quality" in result:
         parts += ["### Retrieval quality", report.quality_markdown(result["quality"]).rstrip()]
+    if "ann" in result:
+        parts += ["### ANN recall on real vectors", report.ann_markdown(result["ann"])]
     if "speed" in result:
         parts += ["### Speed", report.speed_markdown(result["speed"]).rstrip()]
     if "ray" in result:
@@ -52,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.only in (None, "quality"):
             result["quality"] = quality.run(work / "quality", args.quick)
+        if args.only in (None, "quality"):
+            rows, sizes = (4000, [2000, 4000]) if args.quick else (20000, [5000, 10000, 20000])
+            result["ann"] = ann.run(work / "ann", rows, sizes)
         if args.only in (None, "speed"):
             result["speed"] = speed.run(work / "speed", args.quick, args.sizes,
                                         args.vault_sizes, args.ann_max_rows,

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 SCHEMA_VERSION = 1
-CHUNKER_VERSION = 2  # 2: tree-sitter code chunks, code context in the embed text
+CHUNKER_VERSION = 3  # 2: tree-sitter code chunks, code context in the embed text
+#                     3: chunks sized to the model window in word pieces (core/window.py)
 CHUNKS, FILES, BUILDS = "chunks", "files", "builds"
 META_PREFIX = "vq."
 
@@ -27,6 +28,7 @@ class IndexMeta:
     normalized: bool = True
     schema_version: int = SCHEMA_VERSION
     chunker_version: int = CHUNKER_VERSION
+    window: int = 0  # the model's max_seq_length the chunks were sized to; 0: characters only
 
     def to_metadata(self) -> dict[bytes, bytes]:
         return {(META_PREFIX + k).encode(): str(v).encode() for k, v in self.__dict__.items()}
@@ -42,7 +44,8 @@ class IndexMeta:
                    vector_dtype=raw.get("vector_dtype", "float32"),
                    normalized=raw.get("normalized", "True") == "True",
                    schema_version=int(raw.get("schema_version", 0)),
-                   chunker_version=int(raw.get("chunker_version", 0)))
+                   chunker_version=int(raw.get("chunker_version", 0)),
+                   window=int(raw.get("window", 0)))
 
 
 def vector_type(meta: IndexMeta) -> pa.DataType:

@@ -23,6 +23,7 @@ from vq.core.errors import ConfigError
 KINDS = ("notes", "code", "docs")
 DEVICES = ("auto", "cuda", "mps", "cpu")
 METHODS = ("hybrid", "lexical", "dense")
+FUSIONS = ("convex", "rrf")
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
@@ -51,6 +52,11 @@ class SearchSettings:
     rerank_model: str | None = None
     rerank_top: int = 30
     recency_half_life_days: float = 30.0
+    # -- retrieval quality (issue 15): fusion and the heading field, chosen on dev sets --
+    # Chosen on the Docker + Node.js dev sets by `python -m bench.fusion` (README: Ranking).
+    fusion: str = "convex"        # convex (min-max-normalised scores, weighted) | rrf
+    lexical_weight: float = 0.4   # convex: BM25's weight; the vectors get 1 - it
+    heading_boost: float = 0.0    # > 0: BM25 over the breadcrumb field too, with this weight
 
 
 @dataclass(frozen=True)
@@ -202,7 +208,8 @@ def _check_limits(label: str, kwargs: dict[str, Any]) -> None:
 
 
 CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS,
-           "engine": ENGINES}
+           "engine": ENGINES, "search.fusion": FUSIONS}
+RANGES = {"search.lexical_weight": (0.0, 1.0), "search.heading_boost": (0.0, 100.0)}
 TOP_KEYS = (*SCALARS, "storage_options", "hooks", "vaults", *SECTIONS)
 DEVICE_ENTRY = re.compile(r"(cpu|cuda|mps|xpu|npu)(:\d+)?")
 VAULT_KEYS = ("path", "include", "exclude", "kind", "gitignore")
@@ -360,6 +367,11 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
             raise ConfigError(label, key, f"{value!r} is not one of {', '.join(allowed)}",
                               f"set {key} to one of: {', '.join(allowed)}")
     _check_engine(label, kwargs)
+    for key, (low, high) in RANGES.items():
+        value = _dotted(kwargs, key)
+        if value is not None and not low <= value <= high:
+            raise ConfigError(label, key, f"{value!r} is out of range",
+                              f"set {key} between {low:g} and {high:g}")
     kwargs["index_dir"] = _index_dir(kwargs.get("index_dir"), base, path)
     if kwargs.get("lock_path"):
         kwargs["lock_path"] = str(_resolve(kwargs["lock_path"], base))

@@ -24,6 +24,7 @@ from vq.core.manifest import DUPLICATE, ManifestRow, Plan, read_manifest, reconc
 from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
 from vq.core.walk import Discovery, FileEntry, discover_for
+from vq.core.window import load_window
 from vq.indexer import maintain, write
 from vq.indexer.engine import Chunked, Engine, FileWork, make_engine
 from vq.indexer.progress import NullProgress
@@ -166,8 +167,10 @@ class Builder:
             if meta.chunker_version == CHUNKER_VERSION:
                 return index
             self.summary.rebuilt = True  # new chunk boundaries: new tables, all re-encoded
+        window = load_window(self.settings.model)  # a tokenizer only, no torch
         meta = IndexMeta(model=self.settings.model, dim=self.engine.dim(),
-                         vector_dtype=self.settings.vector_dtype)
+                         vector_dtype=self.settings.vector_dtype,
+                         window=window.tokens if window else 0)
         self.wrote = True
         return store.create_index(location, meta, self.settings.storage_options or None)
 

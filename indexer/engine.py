@@ -31,6 +31,7 @@ from vq.indexer.extract_cache import FileChunker
 from vq.indexer.handlers.base import Limits
 from vq.indexer.reading import Unreadable, content_hash, read_bytes
 from vq.indexer.rows import PendingChunk, document_rows, manifest_row
+from vq.indexer.window import Fit, fitter
 
 Key = tuple[str, str]
 
@@ -104,9 +105,12 @@ class Engine(Protocol):
 
 
 def chunk_files(chunker: FileChunker, kinds: dict[str, str], works: list[FileWork],
-                read: Callable[[FileEntry], bytes] = lambda e: read_bytes(e.abs_path)
-                ) -> tuple[list[PendingChunk], Chunked]:
+                read: Callable[[FileEntry], bytes] = lambda e: read_bytes(e.abs_path),
+                fit: Fit | None = None) -> tuple[list[PendingChunk], Chunked]:
     """Read, hash and chunk; a file whose content is unchanged is only re-stamped.
+
+    ``fit`` (``vq.indexer.window.fitter``) cuts chunks the model would truncate; every
+    engine passes its own, so a Ray build cuts exactly as a local one.
 
     A file that cannot be read or chunked keeps its old rows (still searchable)
     and gets its error in the manifest; one bad file never stops the build.
@@ -125,6 +129,8 @@ def chunk_files(chunker: FileChunker, kinds: dict[str, str], works: list[FileWor
                 out.manifest.append(manifest_row(entry, digest, old.chunks, name, None))
                 continue
             doc = chunker.chunk(name, handler, data, digest, entry)
+            if fit is not None:
+                doc = fit(doc, entry, name)
         except Unreadable as exc:
             keep_old(out, entry, old, name, str(exc))
             continue
@@ -188,6 +194,7 @@ class LocalEngine:
         self.settings, self.rebuild, self.progress = settings, rebuild, progress
         self._encoder = encoder
         self.chunker = FileChunker(settings, limits_for(settings))
+        self.fit = fitter(settings.model)
         self.kinds = {v.id: v.kind for v in settings.vaults}
 
     def dim(self) -> int:
@@ -198,7 +205,7 @@ class LocalEngine:
 
     def run(self, index: store.Index, batches: Iterable[list[FileWork]]) -> Iterator[Chunked]:
         for batch in batches:
-            pending, out = chunk_files(self.chunker, self.kinds, batch)
+            pending, out = chunk_files(self.chunker, self.kinds, batch, fit=self.fit)
             vectors = vectors_for(index, pending, self._encode, self.rebuild, out)
             out.skipped.update(self.chunker.skipped)
             self.chunker.skipped.clear()

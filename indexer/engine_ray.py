@@ -32,6 +32,7 @@ from vq.indexer import write
 from vq.indexer.engine import Chunked, FileWork, chunk_files, limits_for, vectors_for
 from vq.indexer.extract_cache import FileChunker
 from vq.indexer.reading import Unreadable, read_bytes
+from vq.indexer.window import fitter
 
 MAX_RETRIES = 2           # restarts of a killed actor, and retries of its task
 BATCHES_AHEAD = 2         # write batches in flight while the driver commits
@@ -66,6 +67,7 @@ class Worker:
         self.settings, self.rebuild = settings, rebuild
         self.encoder = Encoder(settings.model, device, settings.batch_size)
         self.chunker = FileChunker(settings, limits_for(settings))
+        self.fit = fitter(settings.model)
         self.kinds = {v.id: v.kind for v in settings.vaults}
         self.index: store.Index | None = None
 
@@ -87,7 +89,7 @@ class Worker:
                 raise Unreadable(blob)
             return blob
 
-        pending, out = chunk_files(self.chunker, self.kinds, works, read)
+        pending, out = chunk_files(self.chunker, self.kinds, works, read, self.fit)
         vectors = vectors_for(self.index, pending, self.encoder.encode, self.rebuild, out)
         out.skipped.update(self.chunker.skipped)
         self.chunker.skipped.clear()

@@ -7,12 +7,15 @@ grace period, because a reader may still be reading one.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from vq.core.indexes import (
     FTS_COLUMN,
     FTS_INDEX,
     FTS_OPTIONS,
+    HEADING_COLUMN,
+    HEADING_INDEX,
     VECTOR_INDEX,
     fts_options_differ,
     grace,
@@ -30,10 +33,14 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
     created = []
     rows = index.chunks.count_rows()
     found = indices(index.chunks)
-    fts = found.get(FTS_INDEX)
-    if rows and (fts is None or fts_options_differ(fts)):
-        index.chunks.create_index(FTS_COLUMN, config=FTS(**FTS_OPTIONS), replace=True)
-        created.append("fts")
+    wanted = [(FTS_COLUMN, FTS_INDEX)]
+    if settings.search.heading_boost > 0:  # only searched then: no cost by default
+        wanted.append((HEADING_COLUMN, HEADING_INDEX))
+    for column, name in wanted:
+        fts = found.get(name)
+        if rows and (fts is None or fts_options_differ(fts)):
+            index.chunks.create_index(column, config=FTS(**FTS_OPTIONS), replace=True)
+            created.append("fts" if column == FTS_COLUMN else "fts:" + column)
     min_rows = settings.maintenance.vector_index_min_rows
     if min_rows and rows >= min_rows and VECTOR_INDEX not in found:
         index.chunks.create_index(metric="cosine", vector_column_name="vector",
@@ -55,10 +62,12 @@ def optimize(index: Index, settings: Settings) -> None:
 
 
 def unindexed_rows(table: Any) -> int:
-    try:
-        return int(table.index_stats(FTS_INDEX).num_unindexed_rows)
-    except Exception:  # noqa: BLE001 - no index yet, or stats unsupported: nothing to fold
-        return 0
+    total = 0
+    for name in (FTS_INDEX, HEADING_INDEX):
+        # no index yet, or stats unsupported: nothing to fold
+        with contextlib.suppress(Exception):
+            total += int(table.index_stats(name).num_unindexed_rows)
+    return total
 
 
 def run(index: Index, settings: Settings, wrote: bool) -> None:

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 
 from vq.core.walk import FileEntry
-from vq.indexer.handlers.base import Document
+from vq.indexer.handlers.base import Chunk, Document
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,17 @@ def embed_header(vault: str, path: str, breadcrumb: str) -> str:
     return f"{vault}/{path} > {breadcrumb}" if breadcrumb else f"{vault}/{path}"
 
 
+def chunk_header(vault: str, path: str, chunk: Chunk) -> str:
+    """Everything the embed text carries before the chunk's source lines."""
+    header = embed_header(vault, path, chunk.breadcrumb)
+    return header + (f"\n{chunk.context}\n\n" if chunk.context else "\n\n")
+
+
 def document_rows(entry: FileEntry, kind: str, handler: str, doc: Document) -> list[PendingChunk]:
     out = []
     mtime = entry.mtime_ns / 1e9
     for ordinal, chunk in enumerate(doc.chunks):
-        header = embed_header(entry.vault, entry.path, chunk.breadcrumb)
-        header += f"\n{chunk.context}\n\n" if chunk.context else "\n\n"
+        header = chunk_header(entry.vault, entry.path, chunk)
         text = header + chunk.text
         text_hash = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
         out.append(PendingChunk({

@@ -79,6 +79,10 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
 
         _guard(report, "index tables", lambda: report.checks.extend(table_checks(index)))
         _guard(report, "index", lambda: report.checks.extend(index_checks(settings, index)))
+        if model:
+            from vq.query.doctor_window import window_check
+
+            _guard(report, "model window", lambda: report.checks.append(window_check(index)))
         _guard(report, "freshness", lambda: report.checks.append(stale_check(settings, index)))
     from vq.query.doctor_tables import writable_check
 

@@ -56,6 +56,7 @@ def hit_json(hit: Hit, query: str, with_text: bool = False) -> dict[str, Any]:
 def explain_json(res: Result) -> dict[str, Any]:
     return {"method": res.method, "requested_method": res.requested_method, "model": res.model,
             "device": res.device or None, "encoder": res.encoder or None,
+            "fusion": res.fusion or None,
             "filters": res.filters, "pools": res.pools, "notices": res.notices,
             "seconds": round(res.seconds, 4)}
 

@@ -12,7 +12,8 @@ from vq.core.cli import echo_json, output_options, settings_from, vault_ids
 @click.command()
 @click.argument("query", nargs=-1, required=True)
 @click.option("-m", "--method", type=click.Choice(["hybrid", "lexical", "dense"]), default=None,
-              help="hybrid (default): BM25 + vectors fused by RRF; or one signal alone.")
+              help="hybrid (default): BM25 + vectors, a weighted sum of normalised scores "
+              "(search.fusion); or one signal alone.")
 @click.option("--vault", "vaults", multiple=True, shell_complete=vault_ids,
               help="Only this vault (repeatable).")
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(["notes", "code", "docs"]),

@@ -113,23 +113,33 @@ def file_stem(relpath: str) -> str:
 
 
 class _Measure:
-    """Text length of any sub-span of one span in O(1), via prefix sums."""
+    """Size of any sub-span of one span in O(1), via prefix sums.
 
-    def __init__(self, lines: Sequence[str], span: Span) -> None:
+    Without ``cost`` the size is characters (newlines included); with it,
+    ``cost[i]`` is line ``i``'s size (its word pieces) and newlines are free,
+    which is how a WordPiece tokenizer counts joined lines.
+    """
+
+    def __init__(self, lines: Sequence[str], span: Span,
+                 cost: Sequence[int] | None = None) -> None:
         self.origin = span[0]
+        self.sep = 1 if cost is None else 0
         self.prefix = [0]
-        for line in lines[span[0] : span[1]]:
-            self.prefix.append(self.prefix[-1] + len(line) + 1)
+        for i in range(span[0], span[1]):
+            size = len(lines[i]) if cost is None else cost[i]
+            self.prefix.append(self.prefix[-1] + size + self.sep)
 
     def __call__(self, span: Span) -> int:
         start, end = span[0] - self.origin, span[1] - self.origin
-        return self.prefix[end] - self.prefix[start] - 1
+        return self.prefix[end] - self.prefix[start] - self.sep
 
 
 def split_span(
-    lines: Sequence[str], span: Span, max_chars: int, atomic: Sequence[Span] = ()
+    lines: Sequence[str], span: Span, max_chars: int, atomic: Sequence[Span] = (),
+    cost: Sequence[int] | None = None,
 ) -> list[Span]:
-    """Cut ``span`` into contiguous trimmed pieces of at most ``max_chars`` characters.
+    """Cut ``span`` into contiguous trimmed pieces of at most ``max_chars`` characters
+    (or, given ``cost``, at most ``max_chars`` word pieces: see ``_Measure``).
 
     Cuts go at blank-line paragraph boundaries first, then between lines. A span
     in ``atomic`` (a markdown code fence) is never cut unless it alone is too
@@ -139,7 +149,7 @@ def split_span(
     trimmed = trim(lines, *span)
     if trimmed is None:
         return []
-    size = _Measure(lines, trimmed)
+    size = _Measure(lines, trimmed, cost)
     if size(trimmed) <= max_chars:
         return [trimmed]
     inner = [a for a in atomic if a[0] < trimmed[1] and a[1] > trimmed[0]]

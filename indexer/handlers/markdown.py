@@ -123,6 +123,11 @@ def _scan(lines: Sequence[str], start: int) -> tuple[list[_Heading], list[Span]]
     return headings, fences
 
 
+def fences(lines: Sequence[str]) -> list[Span]:
+    """The fenced code blocks of ``lines``: spans a later split should keep whole."""
+    return _scan(lines, 0)[1]
+
+
 def _title(meta: dict[str, Any], headings: Sequence[_Heading]) -> str:
     """Frontmatter title, else the first non-empty H1, else "" (caller uses the stem)."""
     value = meta.get("title")

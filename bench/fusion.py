@@ -1,0 +1,170 @@
+"""Fusion chosen on dev data: every fusion and heading boost scored from one set of pools.
+
+For each dev corpus (the Docker eval set and ``bench/devsets/nodejs``) the index
+is built once with ``vq build``; then each query's candidate pools are fetched
+once (the vector pool, and a BM25 pool per heading boost) and every fusion is
+computed from them in-process and scored by the shared ``score.py``. Nothing
+is fitted per query: the grid below is the whole search space, and the choice
+rule is stated in ``choose``.
+
+    python -m bench.fusion [--work DIR] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench import quality
+from bench.common import log, prepare_env, save_json, scratch, settings_for
+from vq.query import fusion
+
+POOL = 100
+BOOSTS = (0.0, 0.25, 0.5, 1.0, 2.0)
+WEIGHTS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+METRICS = ("recall@10", "mrr@10", "ndcg@10")
+
+
+def pools(config: Path, queries: list[dict]) -> list[dict[str, Any]]:
+    """Per query: the dense pool and a BM25 pool per boost, as [(id, score)], plus
+    every candidate's (path, start, end)."""
+    from vq.core.store import open_for
+    from vq.query import search
+    from vq.query.encoders import query_encoder
+
+    settings = settings_for(config)
+    index = open_for(settings)
+    vectors = query_encoder(index.meta.model, "cpu").encode([q["q"] for q in queries])
+    out = []
+    for q, vector in zip(queries, vectors, strict=True):
+        spans: dict[str, tuple[str, int, int]] = {}
+        entry: dict[str, Any] = {"id": q["id"], "spans": spans}
+        entry["dense"] = _pairs(search._dense(index, vector, None, POOL), spans)
+        for boost in BOOSTS:
+            entry[f"bm25@{boost}"] = _pairs(search._lexical(index, q["q"], None, POOL, boost),
+                                            spans)
+        out.append(entry)
+    return out
+
+
+def _pairs(table: Any, spans: dict) -> list[tuple[str, float]]:
+    pairs = []
+    for row in table.to_pylist():
+        spans[row["id"]] = (row["path"], row["start_line"], row["end_line"], row["breadcrumb"])
+        score = row["_score"] if "_score" in row else 1.0 - row["_distance"]
+        pairs.append((row["id"], float(score)))
+    return sorted(pairs, key=lambda p: (-p[1], p[0]))
+
+
+def variants() -> list[tuple[str, dict]]:
+    """The whole search space: name -> how to rank; each also one piece per section."""
+    base = _variants()
+    return base + [(f"{name} +section", {**spec, "section": True}) for name, spec in base]
+
+
+def _variants() -> list[tuple[str, dict]]:
+    out: list[tuple[str, dict]] = [("dense", {"kind": "dense"})]
+    for b in BOOSTS:
+        out.append((f"lexical b={b}", {"kind": "lexical", "boost": b}))
+        out.append((f"rrf k=60 b={b}", {"kind": "rrf", "boost": b}))
+        for w in WEIGHTS:
+            out.append((f"convex w={w} b={b}", {"kind": "convex", "boost": b, "weight": w,
+                                                "floor": True}))
+            out.append((f"minmax w={w} b={b}", {"kind": "convex", "boost": b, "weight": w,
+                                                "floor": False}))
+    return out
+
+
+def rank(entry: dict, spec: dict) -> list[str]:
+    order = _rank(entry, spec)
+    if spec.get("section"):
+        spans = entry["spans"]
+        order = fusion.one_per_section(order, {i: (spans[i][0], spans[i][3]) for i in order})
+    return order
+
+
+def _rank(entry: dict, spec: dict) -> list[str]:
+    dense = dict(entry["dense"])
+    if spec["kind"] == "dense":
+        return fusion.ranked(dense)
+    lexical = dict(entry[f"bm25@{spec['boost']}"])
+    if spec["kind"] == "lexical":
+        return fusion.ranked(lexical)
+    if spec["kind"] == "rrf":
+        return fusion.ranked(fusion.rrf({"bm25": fusion.ranked(lexical),
+                                         "dense": fusion.ranked(dense)}))
+    w = spec["weight"]
+    return fusion.ranked(fusion.convex({"bm25": lexical, "dense": dense},
+                                       {"bm25": w, "dense": 1 - w}, spec["floor"]))
+
+
+def evaluate(corpus: quality.Corpus, entries: list[dict], work: Path) -> dict[str, dict]:
+    out = {}
+    for name, spec in variants():
+        results = []
+        for e in entries:
+            hits = [dict(zip(("path", "start_line", "end_line"), e["spans"][i][:3], strict=True))
+                    for i in rank(e, spec)[:10]]
+            results.append({"id": e["id"], "hits": hits})
+        out[name] = quality.score(corpus, results, work)
+    return out
+
+
+def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
+    """The rule: the heading boost that maximises lexical nDCG@10 (mean over the dev
+    sets), then the fusion and weight that maximise hybrid nDCG@10 (mean) at that boost.
+    Ties go to the smaller parameter."""
+    sets = list(scores)
+
+    def mean(name: str) -> float:
+        return statistics.mean(scores[s][name]["ndcg@10"] for s in sets)
+
+    boost = max(BOOSTS, key=lambda b: (round(mean(f"lexical b={b}"), 4), -b))
+    fused = [f"rrf k=60 b={boost}"] + [f"{kind} w={w} b={boost}" for kind in ("convex", "minmax")
+                                       for w in WEIGHTS]
+    fused += [f"{name} +section" for name in fused]
+    best = max(fused, key=lambda n: (round(mean(n), 4), -fused.index(n)))
+    return {"heading_boost": boost, "fusion": best, "mean_ndcg@10": round(mean(best), 4)}
+
+
+def table(scores: dict[str, dict[str, dict]]) -> str:
+    sets = list(scores)
+    head = "| variant | " + " | ".join(f"{s} {m}" for s in sets for m in METRICS) + " |"
+    lines = [head, "|" + "---|" * (1 + len(sets) * len(METRICS))]
+    for name, _ in variants():
+        if name not in scores[sets[0]]:
+            continue
+        cells = [f"{scores[s][name][m]:.3f}" for s in sets for m in METRICS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--work", type=Path, help="scratch folder with (or for) the built corpora")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    args = ap.parse_args(argv)
+    prepare_env()
+    work = scratch(args.work, "fusion")
+    scores = {}
+    for corpus in (quality.docker_corpus(), quality.devset_corpus(work)):
+        if corpus is None:
+            continue
+        config, _ = quality.build_corpus(corpus, work)
+        queries = quality.read_queries(corpus.queries)
+        log(f"{corpus.name}: pools for {len(queries)} queries")
+        scores[corpus.name] = evaluate(corpus, pools(config, queries), work / corpus.name)
+    result = {"scores": scores, "choice": choose(scores)}
+    print(table(scores))
+    print(json.dumps(result["choice"]))
+    if args.json:
+        save_json(args.json, result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

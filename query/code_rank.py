@@ -1,0 +1,91 @@
+"""Code ranking signals, applied to the fused scores of code chunks before top-k.
+
+* **Symbol definitions first.** An identifier-like query term (``parse_config``,
+  ``Index.open``, ``camelCase``, ``name()``, or a one-word query) that names a
+  chunk's symbol (or its last dotted part) puts that definition above every hit
+  that only mentions it. Definitions the pools missed are fetched by symbol.
+* **Tests, examples and vendored code below the implementation**, unless the
+  query asks for them ("test", "example", "spec", ...): their score is
+  multiplied by ``SECONDARY``.
+* **Per-file saturation.** The n-th chunk of one file counts ``SATURATION**(n-1)``
+  of its score, so one long file does not fill the top k.
+
+Only ``kind == "code"`` rows are touched: notes and docs rank as fused. The two
+factors are fixed priors (no code dev set exists here to fit them on), as in
+semble's ranking; the symbol rule is a strict preference, not a weight.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from vq.core.store import sql_str
+
+SECONDARY = 0.5
+SATURATION = 0.7
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(\(\))?")
+_SECONDARY_PATH = re.compile(
+    r"(^|/)(tests?|testing|spec|specs|__tests__|examples?|samples?|demos?|vendor|"
+    r"third_party|fixtures?)/|(^|/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+"
+    r"|conftest\.py)$")
+_ASKS_SECONDARY = re.compile(r"\b(tests?|testing|spec|specs|examples?|samples?|fixtures?|"
+                             r"vendor(ed)?|demo)\b", re.IGNORECASE)
+
+
+def symbol_terms(query: str) -> list[str]:
+    """Query terms that read as identifiers; a one-word query counts as one."""
+    found = [m.group(0).removesuffix("()").replace("::", ".") for m in _IDENT.finditer(query)]
+    if len(found) == 1 and len(found[0]) >= 3:
+        return found
+    return [t for t in found if len(t) >= 3 and _identifier_like(t)]
+
+
+def _identifier_like(term: str) -> bool:
+    return ("_" in term or "." in term or term != term.lower() and term != term.capitalize()
+            or term.isupper() and len(term) > 3)
+
+
+def symbol_filter(terms: Iterable[str]) -> str | None:
+    """SQL matching chunks whose symbol is one of ``terms`` (or ends with ``.term``)."""
+    parts = [f"symbol = {sql_str(t)} OR symbol LIKE {sql_str('%.' + t)}" for t in terms]
+    return " OR ".join(parts) or None
+
+
+def names(symbol: str | None, terms: Iterable[str]) -> bool:
+    if not symbol:
+        return False
+    return any(symbol == t or symbol.endswith("." + t) for t in terms)
+
+
+def secondary(path: str, query: str) -> bool:
+    """A test/example/vendored file the query did not ask for."""
+    return bool(_SECONDARY_PATH.search(path)) and not _ASKS_SECONDARY.search(query)
+
+
+def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]) -> list[str]:
+    """Apply the three rules to the code rows of a fused ranking (see the module doc)."""
+    seen: Counter[str] = Counter()
+    keyed = []
+    for doc_id in order:
+        row = rows[doc_id]
+        if row.get("kind") != "code":
+            keyed.append((0, -row["_score"], doc_id))
+            continue
+        factor, notes = 1.0, {}
+        if secondary(row["path"], query):
+            factor *= SECONDARY
+            notes["secondary"] = SECONDARY
+        seen[row["path"]] += 1
+        if seen[row["path"]] > 1:
+            factor *= SATURATION ** (seen[row["path"]] - 1)
+            notes["saturation"] = round(SATURATION ** (seen[row["path"]] - 1), 4)
+        row["_score"] *= factor
+        defines = names(row.get("symbol"), terms)
+        if defines:
+            notes["defines"] = 1.0
+        if notes:
+            row["_signals"]["code"] = notes
+        keyed.append((-1 if defines else 0, -row["_score"], doc_id))
+    return [doc_id for _, _, doc_id in sorted(keyed)]

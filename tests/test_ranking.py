@@ -1,0 +1,132 @@
+"""Ranking rules on a real index: heading boost, deterministic ties, code signals."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.conftest import write_config, write_tree
+from vq.core.settings import load_settings
+from vq.query import code_rank
+from vq.query.search import Query, search
+
+pytestmark = pytest.mark.model
+
+
+def make(tmp_path, name, files, kind="notes", **search_keys):
+    root = tmp_path / name
+    write_tree(root, files)
+    return load_settings(str(write_config(tmp_path / f"{name}.yaml", {
+        "index_dir": str(tmp_path / f"{name}-index"),
+        "vaults": {"v": {"path": str(root), "kind": kind}},
+        **({"search": search_keys} if search_keys else {})})))
+
+
+def with_search(settings, **keys):
+    return dataclasses.replace(settings, search=dataclasses.replace(settings.search, **keys))
+
+
+def paths(settings, text, method="lexical", limit=10):
+    return [h.path for h in search(settings, Query(text, method=method, limit=limit)).hits]
+
+
+HEADINGS = {
+    "runbook.md": "# Runbook\n\n## Quarantine procedure\n\nIsolate the host and page "
+                  "the on-call engineer.\n",
+    "notes.md": "# Notes\n\n## Misc\n\nWe talked about the quarantine procedure, the "
+                "quarantine procedure again, and whether a quarantine procedure is a "
+                "procedure at all; quarantine, quarantine.\n",
+}
+
+
+def test_a_query_matching_only_a_heading_ranks_that_section_first(tmp_path, build):
+    settings = make(tmp_path, "h", HEADINGS, heading_boost=1.0)
+    assert build(settings).outcome == "ok"  # with a boost, the build indexes the breadcrumb
+    unboosted = with_search(settings, heading_boost=0.0)
+    assert paths(unboosted, "quarantine procedure")[0] == "notes.md"  # body words win alone
+    assert paths(settings, "quarantine procedure")[0] == "runbook.md"
+    hybrid = search(settings, Query("quarantine procedure")).hits
+    assert hybrid[0].path == "runbook.md"
+
+
+TIES = {f"same/n{i}.md": "# Same\n\nthe retention window for audit logs is ninety days\n"
+        for i in range(1, 13)}
+
+
+def _top_ids(settings, text, fusion):
+    s = with_search(settings, fusion=fusion)
+    return [h.id for h in search(s, Query(text, limit=10)).hits]
+
+
+@pytest.mark.parametrize("fusion", ["convex", "rrf"])
+def test_tie_order_is_the_same_after_a_repair_as_after_a_clean_build(tmp_path, build, fusion):
+    """Twelve files with one identical section tie in BM25; rewriting some of them
+    changes the storage order, which must not change the top 10."""
+    clean = make(tmp_path, "clean", TIES)
+    assert build(clean).outcome == "ok"
+    repaired = make(tmp_path, "rep", TIES)
+    assert build(repaired).outcome == "ok"
+    root = tmp_path / "rep" / "same"
+    for i in (1, 2, 3, 4):  # rewritten: their rows now come after the others on disk
+        (root / f"n{i}.md").write_text(TIES[f"same/n{i}.md"] + "\nedited\n")
+    assert build(repaired).outcome == "ok"
+    for i in (1, 2, 3, 4):
+        (root / f"n{i}.md").write_text(TIES[f"same/n{i}.md"])
+    assert build(repaired).outcome == "ok"
+    query = "audit log retention"
+    assert _top_ids(repaired, query, fusion) == _top_ids(clean, query, fusion)
+    lexical = [h.id for h in search(repaired, Query(query, method="lexical", limit=12)).hits]
+    assert lexical == sorted(lexical)  # all tied: by chunk id
+
+
+CODE = {
+    "app/config.py": '''
+        """Configuration loading."""
+
+
+        def parse_config(text):
+            """Turn the config text into a dict of settings."""
+            return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+        ''',
+    "app/server.py": '''
+        from app.config import parse_config
+
+
+        def start(path):
+            # parse_config reads the file; parse_config errors stop the start;
+            # we call parse_config again on reload (parse_config is cheap)
+            settings = parse_config(open(path).read())
+            fallback = parse_config("")
+            return settings or fallback
+        ''',
+    "tests/test_config.py": '''
+        from app.config import parse_config
+
+
+        def test_parse_config_reads_pairs():
+            assert parse_config("a=1") == {"a": "1"}
+            assert parse_config("") == {}
+            assert parse_config("b=2\\nc=3") == {"b": "2", "c": "3"}
+        ''',
+}
+
+
+def test_a_query_naming_a_symbol_ranks_its_definition_first(tmp_path, build):
+    settings = make(tmp_path, "c", CODE, kind="code")
+    assert build(settings).outcome == "ok"
+    for method in ("lexical", "hybrid", "dense"):
+        hits = search(settings, Query("parse_config", method=method)).hits
+        assert (hits[0].path, hits[0].symbol) == ("app/config.py", "parse_config"), method
+        assert hits[0].signals["code"]["defines"] == 1.0
+
+
+def test_tests_rank_below_the_implementation_unless_asked_for(tmp_path, build, monkeypatch):
+    settings = make(tmp_path, "t", CODE, kind="code")
+    assert build(settings).outcome == "ok"
+    order = paths(settings, "config parsing", method="hybrid")
+    assert order[:3] == ["app/config.py", "app/server.py", "tests/test_config.py"]
+    asked = paths(settings, "test that parse config reads pairs", method="hybrid")
+    assert asked[0] == "tests/test_config.py"
+    monkeypatch.setattr(code_rank, "SECONDARY", 1.0)  # without the rule the test file is 2nd
+    assert paths(settings, "config parsing", method="hybrid")[1] == "tests/test_config.py"
