@@ -51,6 +51,8 @@ class SearchSettings:
     rerank_model: str | None = None
     rerank_top: int = 30
     recency_half_life_days: float = 30.0
+    # -- resident service (issue 19) --
+    autostart: bool = True       # a search that finds no service starts `vq serve` detached
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,28 @@ class ScheduleSettings:
     stop_timeout_seconds: int = 60
 
 
+# -- resident service (issue 19): `vq serve` ------------------------------------------------
+
+@dataclass(frozen=True)
+class ServeSettings:
+    idle_minutes: float = 30.0   # exit after this long without a request; 0: never
+    onnx_export: bool = True     # builds export the query encoder to ONNX (searches skip torch)
+
+
+def _check_serve(label: str, serve: ServeSettings) -> None:
+    if serve.idle_minutes < 0:
+        raise ConfigError(label, "serve.idle_minutes", f"must not be negative, got "
+                          f"{serve.idle_minutes:g}", "give minutes (30), or 0 to never exit")
+
+# -- end resident service --------------------------------------------------------------------
+
+
 SECTIONS: dict[str, type] = {
     "chunk": ChunkSettings,
     "search": SearchSettings,
     "maintenance": MaintenanceSettings,
     "schedule": ScheduleSettings,
+    "serve": ServeSettings,
 }
 
 
@@ -99,6 +118,7 @@ class Settings:
     search: SearchSettings = SearchSettings()
     maintenance: MaintenanceSettings = MaintenanceSettings()
     schedule: ScheduleSettings = ScheduleSettings()
+    serve: ServeSettings = ServeSettings()
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def vault(self, vault_id: str) -> Vault | None:
@@ -282,6 +302,8 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
         if value is not None and value not in allowed:
             raise ConfigError(label, key, f"{value!r} is not one of {', '.join(allowed)}",
                               f"set {key} to one of: {', '.join(allowed)}")
+    if "serve" in kwargs:
+        _check_serve(label, kwargs["serve"])
     kwargs["index_dir"] = _index_dir(kwargs.get("index_dir"), base, path)
     if kwargs.get("lock_path"):
         kwargs["lock_path"] = str(_resolve(kwargs["lock_path"], base))

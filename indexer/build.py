@@ -22,7 +22,7 @@ from vq.core.encoder import Encoder, shared_model
 from vq.core.errors import IndexMismatch
 from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
-from vq.indexer import maintain, write
+from vq.indexer import maintain, onnx_export, write
 from vq.indexer.discover import FileEntry, discover_for
 from vq.indexer.extract_cache import FileChunker
 from vq.indexer.handlers.base import Limits
@@ -56,6 +56,7 @@ class BuildSummary:
     model: str = ""
     device: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+    query_onnx: str = ""  # the ONNX query-encoder export: exported | current | skipped: ...
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,6 +132,8 @@ class Builder:
         timer.lap("write")
         if self.summary.outcome == "ok":  # a stop request should not wait for optimize
             maintain.run(index, self.settings, self.wrote)
+            self.summary.query_onnx = onnx_export.after_build(self.settings, self.encoder,
+                                                              index.meta.model)
         timer.lap("optimize")
         self.summary.seconds["total"] = round(time.time() - started, 3)
         self._record(index, started)
