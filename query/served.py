@@ -23,7 +23,7 @@ from typing import Any
 from vq.core import store
 from vq.core.errors import VqError
 from vq.core.settings import Settings, load_settings
-from vq.query import warm
+from vq.query import resident, warm
 from vq.query.encoders import backend, cross_encoder, query_encoder
 from vq.query.search import search
 from vq.query.search_output import OutputOptions, emit, exit_code, query_from, talk
@@ -42,12 +42,14 @@ class Ops:
         self._settings: dict[str, Settings] = {}
         self._index: store.Index | None = None
         self._version: Any = None
+        self._resident: store.Index | None = None
         self._encoder: Any = None
 
     def info(self) -> dict[str, Any]:
         enc = self._encoder
         return {"model": self.model, "device": enc.device.name if enc else "loading",
                 "encoder": backend(enc) if enc else "loading",
+                "resident_vectors": self._resident is not None,
                 "index_dir": self.settings.index_dir}
 
     def preload(self) -> None:
@@ -112,7 +114,8 @@ class Ops:
         return loaded
 
     def index(self, settings: Settings) -> store.Index:
-        """The open index, reopened when a build committed a new version (or replaced it)."""
+        """The open index, reopened when a build committed a new version (or replaced it);
+        below the ANN threshold its vectors answer from memory (``vq.query.resident``)."""
         if self._index is None:
             self._index = store.open_for(settings)
         version = self._index.chunks.version
@@ -120,7 +123,9 @@ class Ops:
             self._index = store.open_for(settings)
             self._version = self._index.chunks.version
             self.model = self._index.meta.model
-        return self._index
+            self._resident = (resident.wrap(self._index, resident.load(self._index))
+                              if resident.eligible(self._index, settings) else None)
+        return self._resident or self._index
 
     def _location(self) -> str | None:
         return self._index.location if self._index else self.settings.index_dir

@@ -95,12 +95,19 @@ def _remove_stale(path: Path) -> None:
 
 
 def fingerprint(settings: Any) -> str:
-    """Equal for equal effective settings: the service answers only for the same ones."""
+    """Equal for settings that search alike: the service answers only for the same ones.
+
+    The sections no search reads (schedule, serve, search.autostart) are left
+    out, so a `vq schedule` started by systemd serves a shell that set them.
+    """
     import os
 
     config = settings.config_file and Path(os.path.abspath(settings.config_file))
-    text = repr(dataclasses.replace(settings, sources={}, config_file=config))
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    same = dataclasses.replace(
+        settings, sources={}, config_file=config, schedule=type(settings.schedule)(),
+        serve=type(settings.serve)(), search=dataclasses.replace(settings.search,
+                                                                 autostart=True))
+    return hashlib.blake2b(repr(same).encode(), digest_size=16).hexdigest()
 
 
 def search(settings: Any, root: dict[str, Any], query: dict[str, Any],
@@ -121,9 +128,10 @@ def search(settings: Any, root: dict[str, Any], query: dict[str, Any],
     return reply if reply is not None and "exit" in reply else None
 
 
-def encode(index_dir: str, model: str, texts: list[str]) -> tuple[Any, dict] | None:
+def encode(index_dir: str, model: str, texts: list[str], deadline: float = DEADLINE
+           ) -> tuple[Any, dict] | None:
     """(float32 array, service info) from the service, or None."""
-    reply = _soft(index_dir, {"op": "encode", "model": model, "texts": texts}, DEADLINE)
+    reply = _soft(index_dir, {"op": "encode", "model": model, "texts": texts}, deadline)
     if reply is None or reply.get("model") != model:
         return None
     import numpy as np
@@ -150,3 +158,24 @@ def _soft(index_dir: str, message: dict[str, Any], deadline: float) -> dict[str,
         return request(index_dir, message, deadline)
     except ServiceDirUnsafe:
         return None
+
+
+def service_state(settings: Any) -> dict[str, Any]:
+    """For `vq status` and `vq doctor`: {"state": running | stopped | refused, ...}."""
+    import os
+
+    from vq.core.errors import ServiceDirUnsafe
+
+    try:
+        reply = request(settings.index_dir, {"op": "info"}, INFO_DEADLINE)
+    except ServiceDirUnsafe as exc:
+        return {"state": "refused", "reason": exc.message, "fix": exc.fix}
+    if reply is not None:
+        return {"state": "running", **{k: v for k, v in reply.items() if k != "ok"}}
+    if not settings.search.autostart:
+        why = "search.autostart is off; `vq serve` or `vq schedule` starts one"
+    elif os.environ.get("CI"):
+        why = "CI is set, so searches start none; `vq serve` does"
+    else:
+        why = "the next search starts one (search.autostart)"
+    return {"state": "stopped", "reason": why}
