@@ -170,13 +170,19 @@ def start(settings: Any, idle_minutes: float = 0.0, lock_fd: int | None = None) 
     """
     ops = importlib.import_module(OPS_MODULE).Ops(settings)
     service = Service(settings.index_dir, ops, idle_minutes, lock_fd)
-    threading.Thread(target=ops.preload, name="vq-preload", daemon=True).start()
+    service.preloading = threading.Thread(target=ops.preload, name="vq-preload", daemon=True)
+    service.preloading.start()
     threading.Thread(target=service.serve_forever, name="vq-serve", daemon=True).start()
     threading.Thread(target=service.watch_idle, name="vq-idle", daemon=True).start()
     return service
 
 
-def stop(service: Service) -> None:
+def stop(service: Service, preload_wait: float = 120.0) -> None:
+    """Stop serving, remove the socket, release the lock; wait for a model still loading
+    (an interpreter that exits while a thread imports torch may crash on the way out)."""
     service.stopped.set()
     service.shutdown()
     service.server_close()
+    preloading = getattr(service, "preloading", None)
+    if preloading is not None:
+        preloading.join(preload_wait)

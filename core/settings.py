@@ -15,9 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from vq.core import paths
+from vq.core import config_cache, paths
 from vq.core.errors import ConfigError
 
 KINDS = ("notes", "code", "docs")
@@ -157,23 +155,36 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in text).strip("_")
 
 
-class DuplicateKey(yaml.YAMLError):
+class DuplicateKey(Exception):
     def __init__(self, key: str, line: int) -> None:
         super().__init__(key)
         self.key, self.line = key, line
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML keeps the last of two equal keys; a duplicate vault id must be an error."""
+_LOADER: Any = None
 
-    def construct_mapping(self, node, deep=False):  # type: ignore[override]
-        seen: set = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise DuplicateKey(str(key), key_node.start_mark.line + 1)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+
+def _unique_key_loader() -> Any:
+    """PyYAML keeps the last of two equal keys; a duplicate vault id must be an error.
+
+    Built on first use: yaml is imported only when a config file is parsed, not
+    when ``vq.core.config_cache`` already holds it (the `vq search` thin path)."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class _UniqueKeyLoader(yaml.SafeLoader):
+            def construct_mapping(self, node, deep=False):  # type: ignore[override]
+                seen: set = set()
+                for key_node, _ in node.value:
+                    key = self.construct_object(key_node, deep=deep)
+                    if key in seen:
+                        raise DuplicateKey(str(key), key_node.start_mark.line + 1)
+                    seen.add(key)
+                return super().construct_mapping(node, deep=deep)
+
+        _LOADER = _UniqueKeyLoader
+    return _LOADER
 
 
 def locate_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path | None, str]:
@@ -193,6 +204,10 @@ def locate_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path |
 
 def read_config_file(path: Path) -> dict[str, Any]:
     """Parse the YAML file into a mapping, or fail naming the file and the problem."""
+    seen = config_cache.stat(path)
+    cached = config_cache.load(path, seen)
+    if cached is not None:
+        return cached
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -200,8 +215,10 @@ def read_config_file(path: Path) -> dict[str, Any]:
                           "create it with `vq init`, or point --config/VQ_CONFIG at one") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), "", f"cannot read: {exc}", "check the file") from None
+    import yaml
+
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_unique_key_loader())  # noqa: S506 - a SafeLoader subclass
     except DuplicateKey as exc:
         raise ConfigError(str(path), exc.key, f"duplicate key (line {exc.line})",
                           "each key, and each vault id, may appear once: remove or rename one",
@@ -216,6 +233,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(str(path), "", "the top level must be a mapping of keys",
                           "see config.example.yaml")
+    config_cache.save(path, seen, data)
     return data
 
 
@@ -268,13 +286,30 @@ def _env_values() -> dict[str, Any]:
         key = name[3:].lower().replace("__", ".")
         top = key.split(".", 1)[0]
         if top in SCALARS or (top in SECTIONS and "." in key):
-            try:
-                out[key] = yaml.safe_load(raw) if raw else raw
-            except yaml.YAMLError:
-                out[key] = raw
+            out[key] = _env_scalar(raw)
             if top in ("index_dir", "model", "lock_path") and out[key] is not None:
                 out[key] = raw
     return out
+
+
+_PLAIN = {"true": True, "false": False, "null": None}
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
+def _env_scalar(raw: str) -> Any:
+    """A ``VQ_*`` value as YAML reads it; the common plain ones without importing yaml."""
+    if not raw:
+        return raw
+    if raw in _PLAIN:
+        return _PLAIN[raw]
+    if _DECIMAL.fullmatch(raw):
+        return int(raw)
+    import yaml
+
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return raw
 
 
 def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> Settings:

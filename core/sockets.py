@@ -13,12 +13,10 @@ other's uid with ``SO_PEERCRED`` where the platform has it.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import socket
 import stat
 import struct
-import tempfile
 from pathlib import Path
 
 from vq.core.errors import ServiceDirUnsafe  # noqa: F401 - callers catch sockets.ServiceDirUnsafe
@@ -30,7 +28,8 @@ BACKLOG = 128                   # listen queue: a burst of clients waits in it, 
 def runtime_dir(create: bool = True) -> Path:
     """The per-user socket folder, checked (and made 0700 when ``create`` and absent)."""
     base = os.environ.get("XDG_RUNTIME_DIR")
-    folder = Path(base) / "vq" if base else Path(tempfile.gettempdir()) / f"vq-{os.getuid()}"
+    folder = Path(base) / "vq" if base else Path(os.environ.get("TMPDIR") or "/tmp") / \
+        f"vq-{os.getuid()}"
     if create:
         try:
             folder.mkdir(mode=0o700, parents=bool(base))
@@ -58,8 +57,13 @@ def check_private(folder: Path) -> None:
         raise ServiceDirUnsafe(str(folder), f"its mode is {mode:04o}, not 0700")
 
 
-def digest(index_dir: str) -> str:
-    return hashlib.blake2b(index_dir.encode(), digest_size=8).hexdigest()
+def digest(text: str, size: int = 8) -> str:
+    """A short stable hash; ``_blake2`` directly, as ``hashlib`` loads OpenSSL (~10 ms)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter without the builtin module
+        from hashlib import blake2b
+    return blake2b(text.encode(), digest_size=size).hexdigest()
 
 
 def service_socket(index_dir: str, create: bool = True) -> Path:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 CHUNK_ROWS = 65_536  # rows converted per step while loading: bounded extra memory
+MAX_BYTES = 4 << 30  # never hold more than this (1M x 384 float32 is 1.5 GiB)
 
 
 @dataclasses.dataclass
@@ -37,8 +38,11 @@ class Matrix:
 
 
 def eligible(index: Any, settings: Any) -> bool:
-    """A flat scan is what LanceDB would do: no vector index, not above the threshold."""
-    if index.chunks.count_rows() > settings.maintenance.vector_index_min_rows:
+    """A flat scan is what LanceDB would do: no vector index, not above the threshold
+    (``vector_index_min_rows: 0`` never builds one), and the matrix fits ``MAX_BYTES``."""
+    rows = index.chunks.count_rows()
+    threshold = settings.maintenance.vector_index_min_rows
+    if (threshold and rows > threshold) or rows * index.meta.dim * 4 > MAX_BYTES:
         return False
     return not any("vector" in (getattr(i, "columns", None) or [])
                    for i in index.chunks.list_indices())

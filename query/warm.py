@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import socket
 import time
@@ -107,7 +106,7 @@ def fingerprint(settings: Any) -> str:
         settings, sources={}, config_file=config, schedule=type(settings.schedule)(),
         serve=type(settings.serve)(), search=dataclasses.replace(settings.search,
                                                                  autostart=True))
-    return hashlib.blake2b(repr(same).encode(), digest_size=16).hexdigest()
+    return sockets.digest(repr(same), 16)
 
 
 def search(settings: Any, root: dict[str, Any], query: dict[str, Any],

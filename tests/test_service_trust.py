@@ -36,11 +36,7 @@ def test_the_socket_folder_is_created_private(xdg):
 def test_without_xdg_runtime_dir_a_per_user_folder_in_tmp(monkeypatch, tmp_path):
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    tempfile.tempdir = None  # re-read TMPDIR
-    try:
-        assert sockets.runtime_dir() == tmp_path / f"vq-{os.getuid()}"
-    finally:
-        tempfile.tempdir = None
+    assert sockets.runtime_dir() == tmp_path / f"vq-{os.getuid()}"
 
 
 @pytest.mark.parametrize("mode", [0o755, 0o770, 0o701, 0o777])
@@ -104,7 +100,11 @@ def test_a_peer_of_another_uid_is_not_served(xdg, monkeypatch):
             sock.settimeout(30)
             sock.connect(str(server.path))
             sock.sendall(b'{"op": "info"}\n')
-            assert sock.recv(100) == b""  # closed without an answer
+            try:
+                answer = sock.recv(100)
+            except ConnectionResetError:
+                answer = b""
+            assert answer == b""  # closed without an answer
     finally:
         service.stop(server)
     assert not server.path.exists()
