@@ -4,6 +4,8 @@ Importing and running PyYAML is a fifth of a cold `vq search`'s start-up. The
 mapping read from a config file is kept as JSON in the private socket folder
 (``vq.core.sockets.runtime_dir``, 0700 and checked), keyed by the file's path,
 size, inode, mtime and ctime: any edit, replace or touch misses and re-parses.
+A file is cached only once its timestamps are ``SETTLED_SECONDS`` old (they
+tick in milliseconds: two same-size writes within one tick look alike).
 Only data that survives the JSON round trip unchanged is cached (a YAML date or
 a non-string key is not). Every failure here is a miss, never an error.
 """
@@ -13,10 +15,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 FOLDER = "config-cache"
+SETTLED_SECONDS = 2.0  # a file modified more recently is not cached: timestamps are coarse
 
 
 def stat(path: Path) -> tuple | None:
@@ -55,6 +59,8 @@ def load(path: Path, seen: tuple | None) -> dict[str, Any] | None:
 def save(path: Path, seen: tuple | None, data: dict[str, Any]) -> None:
     entry = _entry(seen) if seen else None
     if entry is None or stat(path) != seen:  # changed while it was read: do not keep it
+        return
+    if time.time_ns() - seen[3] < SETTLED_SECONDS * 1e9:  # mtime; ctime is in the key
         return
     try:
         text = json.dumps({"key": list(seen), "data": data})

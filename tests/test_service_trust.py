@@ -143,3 +143,26 @@ def test_the_query_side_never_shares_the_builds_encoder_object(monkeypatch):
     query = encoders.query_encoder("m", "cpu")
     assert query is not build and query is encoders.query_encoder("m", "cpu")
     assert (build.batch_size, query.batch_size) == (64, encoders.QUERY_BATCH)
+
+
+def test_a_settled_config_is_cached_and_any_edit_misses(xdg, tmp_path):
+    import time
+
+    from vq.core import config_cache
+    from vq.core.settings import read_config_file
+
+    cfg = write_config(tmp_path / "c.yaml", {"search": {"pool": 50}})
+    fresh = config_cache.stat(cfg)
+    assert read_config_file(cfg) == {"search": {"pool": 50}}
+    assert config_cache.load(cfg, fresh) is None  # just written: not cached yet
+    old = time.time() - 60
+    os.utime(cfg, (old, old))
+    settled = config_cache.stat(cfg)
+    assert read_config_file(cfg) == {"search": {"pool": 50}}
+    assert config_cache.load(cfg, settled) == {"search": {"pool": 50}}
+    cfg.write_text("search: {pool: 60}\n")  # the same size, a new mtime
+    assert read_config_file(cfg) == {"search": {"pool": 60}}
+    cfg.write_text("search: {pool: 2026-01-01}\n")  # a YAML date: never cached as JSON
+    os.utime(cfg, (old, old))
+    assert str(read_config_file(cfg)["search"]["pool"]) == "2026-01-01"
+    assert config_cache.load(cfg, config_cache.stat(cfg)) is None
