@@ -7,6 +7,7 @@ refuses a peer of another uid.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -166,3 +167,82 @@ def test_a_settled_config_is_cached_and_any_edit_misses(xdg, tmp_path):
     os.utime(cfg, (old, old))
     assert str(read_config_file(cfg)["search"]["pool"]) == "2026-01-01"
     assert config_cache.load(cfg, config_cache.stat(cfg)) is None
+
+
+def _hold_service_lock(index_dir):
+    """What a live service holds; the client then treats a refused connect as busy."""
+    import fcntl
+
+    fd = os.open(sockets.start_lock(index_dir), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_a_wedged_service_never_hangs_a_search(xdg):
+    """It accepts and never answers: the client gives up at its deadline, answers None."""
+    import socket
+    import threading
+
+    from vq.query import warm
+
+    index_dir = "/some/wedged/index"
+    fd = _hold_service_lock(index_dir)
+    path = sockets.service_socket(index_dir)
+    held = []
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        server.listen(1)
+        threading.Thread(target=lambda: held.append(server.accept()), daemon=True).start()
+        assert warm.request(index_dir, {"op": "info"}, deadline=0.5) is None
+    os.close(fd)
+    assert path.exists()  # alive (the lock was held): not mistaken for a stale socket
+
+
+def test_a_full_listen_queue_is_retried_then_given_up(xdg):
+    """Nobody accepts and the queue is full (EAGAIN): retried until the deadline, no error."""
+    import socket
+
+    from vq.query import warm
+
+    index_dir = "/some/busy/index"
+    fd = _hold_service_lock(index_dir)
+    path = sockets.service_socket(index_dir)
+    waiting = []
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        server.listen(0)
+        for _ in range(4):  # fill the queue
+            c = socket.socket(socket.AF_UNIX)
+            c.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                c.connect(str(path))
+            waiting.append(c)
+        calls = []
+        real = warm._attempt
+
+        def counting(*args):
+            calls.append(1)
+            return real(*args)
+
+        warm._attempt = counting
+        try:
+            assert warm.request(index_dir, {"op": "info"}, deadline=0.5) is None
+        finally:
+            warm._attempt = real
+        assert len(calls) > 1  # retried, not given up at the first EAGAIN
+    for c in waiting:
+        c.close()
+    os.close(fd)
+
+
+def test_a_stale_socket_with_nobody_holding_the_lock_is_removed(xdg):
+    import socket
+
+    from vq.query import warm
+
+    index_dir = "/some/dead/index"
+    path = sockets.service_socket(index_dir)
+    with socket.socket(socket.AF_UNIX) as dead:
+        dead.bind(str(path))  # bound, never listening: connect is refused
+    assert warm.request(index_dir, {"op": "info"}) is None
+    assert not path.exists()
