@@ -169,70 +169,57 @@ def test_a_settled_config_is_cached_and_any_edit_misses(xdg, tmp_path):
     assert config_cache.load(cfg, config_cache.stat(cfg)) is None
 
 
-def _hold_service_lock(index_dir):
-    """What a live service holds; the client then treats a refused connect as busy."""
+@contextlib.contextmanager
+def _live_socket(index_dir, backlog):
+    """A socket that listens and never answers, its service lock held as a live one holds it
+    (so a refused or queued connect reads as "busy", not "stale")."""
     import fcntl
+    import socket
 
     fd = os.open(sockets.start_lock(index_dir), os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
+    path = sockets.service_socket(index_dir)
+    try:
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(str(path))
+            server.listen(backlog)
+            yield server, path
+    finally:
+        os.close(fd)
 
 
 def test_a_wedged_service_never_hangs_a_search(xdg):
     """It accepts and never answers: the client gives up at its deadline, answers None."""
-    import socket
     import threading
 
     from vq.query import warm
 
-    index_dir = "/some/wedged/index"
-    fd = _hold_service_lock(index_dir)
-    path = sockets.service_socket(index_dir)
     held = []
-    with socket.socket(socket.AF_UNIX) as server:
-        server.bind(str(path))
-        server.listen(1)
+    with _live_socket("/some/wedged/index", 1) as (server, path):
         threading.Thread(target=lambda: held.append(server.accept()), daemon=True).start()
-        assert warm.request(index_dir, {"op": "info"}, deadline=0.5) is None
-    os.close(fd)
-    assert path.exists()  # alive (the lock was held): not mistaken for a stale socket
+        assert warm.request("/some/wedged/index", {"op": "info"}, deadline=0.5) is None
+        assert path.exists()  # alive (the lock is held): not mistaken for a stale socket
 
 
-def test_a_full_listen_queue_is_retried_then_given_up(xdg):
+def test_a_full_listen_queue_is_retried_then_given_up(xdg, monkeypatch):
     """Nobody accepts and the queue is full (EAGAIN): retried until the deadline, no error."""
     import socket
 
     from vq.query import warm
 
-    index_dir = "/some/busy/index"
-    fd = _hold_service_lock(index_dir)
-    path = sockets.service_socket(index_dir)
-    waiting = []
-    with socket.socket(socket.AF_UNIX) as server:
-        server.bind(str(path))
-        server.listen(0)
-        for _ in range(4):  # fill the queue
-            c = socket.socket(socket.AF_UNIX)
+    calls = []
+    real = warm._attempt
+    monkeypatch.setattr(warm, "_attempt", lambda *a: calls.append(1) or real(*a))
+    with _live_socket("/some/busy/index", 0) as (_, path):
+        waiting = [socket.socket(socket.AF_UNIX) for _ in range(4)]
+        for c in waiting:  # fill the queue
             c.setblocking(False)
             with contextlib.suppress(BlockingIOError):
                 c.connect(str(path))
-            waiting.append(c)
-        calls = []
-        real = warm._attempt
-
-        def counting(*args):
-            calls.append(1)
-            return real(*args)
-
-        warm._attempt = counting
-        try:
-            assert warm.request(index_dir, {"op": "info"}, deadline=0.5) is None
-        finally:
-            warm._attempt = real
-        assert len(calls) > 1  # retried, not given up at the first EAGAIN
-    for c in waiting:
-        c.close()
-    os.close(fd)
+        assert warm.request("/some/busy/index", {"op": "info"}, deadline=0.5) is None
+        for c in waiting:
+            c.close()
+    assert len(calls) > 1  # retried, not given up at the first EAGAIN
 
 
 def test_a_stale_socket_with_nobody_holding_the_lock_is_removed(xdg):
