@@ -14,6 +14,7 @@ recall figure here is a floor; the latency figures are representative.
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import time
@@ -250,8 +251,11 @@ def run(work: Path, sizes: list[int], n_queries: int, ann_max_rows: int | None =
     queries = bench_queries(n_queries)
     encode, vectors = encode_queries(queries)
     onnx = export_onnx(work)
-    results = [one_size(work, rows, queries, vectors, ann_max_rows is None or rows <= ann_max_rows,
-                        onnx) for rows in sizes]
+    results = []
+    for rows in sizes:
+        results.append(one_size(work, rows, queries, vectors,
+                                ann_max_rows is None or rows <= ann_max_rows, onnx))
+        log(f"latency: {rows:,} chunks: {json.dumps(results[-1])}")  # kept if a run dies later
     return {"note": "chunk vectors are random unit vectors (encode cost kept out); query "
                     "encoding with the real model is included in dense/hybrid, not in "
                     "'vector search only'",
