@@ -121,9 +121,9 @@ class _VectorQuery:
         m = self.matrix
         rows = self._allowed()
         scores = m.vectors[rows] @ self.q if rows is not None else m.vectors @ self.q
-        k = min(self.k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k] if k else np.empty(0, dtype=np.int64)
-        top = top[np.lexsort((top, -scores[top]))]
+        n, k = len(scores), min(self.k, len(scores))
+        top = np.argpartition(scores, n - k)[n - k:] if k else np.empty(0, dtype=np.int64)
+        top = top[np.lexsort((top, -scores[top]))]  # best first; ties by row
         chosen = rows[top] if rows is not None else top
         table = self._fetch(chosen)
         distance = pa.array((1.0 - scores[top]).astype(np.float32))
