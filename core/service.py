@@ -170,6 +170,7 @@ def start(settings: Any, idle_minutes: float = 0.0, lock_fd: int | None = None) 
     """
     ops = importlib.import_module(OPS_MODULE).Ops(settings)
     service = Service(settings.index_dir, ops, idle_minutes, lock_fd)
+    ops.serving(True)
     service.preloading = threading.Thread(target=ops.preload, name="vq-preload", daemon=True)
     service.preloading.start()
     threading.Thread(target=service.serve_forever, name="vq-serve", daemon=True).start()
@@ -183,6 +184,9 @@ def stop(service: Service, preload_wait: float = 120.0) -> None:
     service.stopped.set()
     service.shutdown()
     service.server_close()
+    serving = getattr(service.ops, "serving", None)
+    if serving is not None:
+        serving(False)
     preloading = getattr(service, "preloading", None)
     if preloading is not None:
         preloading.join(preload_wait)

@@ -35,7 +35,6 @@ class Ops:
     """The service's state: settings per client config, the open index, the models."""
 
     def __init__(self, settings: Settings) -> None:
-        warm.SERVING = True  # search() inside the service must encode here, not ask itself
         self.settings = settings
         self.model = _model_for(settings)
         self.lock = threading.Lock()  # one search or inference at a time
@@ -44,6 +43,10 @@ class Ops:
         self._version: Any = None
         self._resident: store.Index | None = None
         self._encoder: Any = None
+
+    def serving(self, on: bool) -> None:
+        """While this process serves, search() here must encode itself, not ask the socket."""
+        warm.SERVING = on
 
     def info(self) -> dict[str, Any]:
         enc = self._encoder
