@@ -6,6 +6,7 @@ data), never a bare wall-clock number that a test could assert on.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -15,7 +16,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,8 @@ def eval_dir() -> Path:
 def bench_env() -> dict[str, str]:
     """The environment for child processes: offline, no user config, no stray VQ_* settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VQ_")}
-    env.update(HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", NO_COLOR="1")
+    env.update(HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", NO_COLOR="1",
+               VQ_SEARCH__AUTOSTART="false")  # a timed search never starts a service
     return env
 
 
@@ -264,3 +266,26 @@ def save_json(path: Path, data: Any) -> None:
 def log(msg: str) -> None:
     """Progress talk goes to stderr; stdout carries the tables."""
     print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def serving(config: Path | str, timeout: float = 600) -> Iterator[int]:
+    """`vq serve` for the config's index, answering whole searches before the timed runs;
+    yields its pid and stops it after."""
+    from vq.core.settings import load_settings
+    from vq.query import warm
+
+    settings = load_settings(str(config))
+    proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config), "serve"],
+                            cwd=REPO, env=bench_env(), stderr=subprocess.DEVNULL)
+    probe = {"text": "warm up", "method": "hybrid", "limit": 1, "filters": {}}
+    try:
+        deadline = time.monotonic() + timeout
+        while not warm.search(settings, {}, probe, {"json": True}):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("vq serve did not come up")
+            time.sleep(0.1)  # polling interval while the model and vectors load
+        yield proc.pid
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=120)

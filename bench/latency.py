@@ -14,6 +14,7 @@ recall figure here is a floor; the latency figures are representative.
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import time
@@ -24,6 +25,7 @@ from bench.common import MODEL, latency_ms, log, settings_for, timed, unit_vecto
 from bench.genvault import BLOCK, WORDS, text_block
 
 METHODS = ("lexical", "dense", "hybrid")
+SERVED = "hybrid via vq serve"
 DIM = 384
 ADD_ROWS = 100_000  # rows per LanceDB append: few fragments, bounded memory
 
@@ -104,6 +106,30 @@ def measure(settings: Any, index: Any, queries: list[str], methods=METHODS) -> d
     return {m: latency_ms(v) for m, v in samples.items()}
 
 
+def via_service(settings: Any, queries: list[str]) -> dict:
+    """p50/p95 of whole hybrid searches answered by a `vq serve` of this index, timed at
+    the client (request, search, JSON rendering, reply); every query once untimed first."""
+    from bench.common import serving
+    from vq.query import warm
+
+    samples: list[float] = []
+    with serving(settings.config_file) as pid:
+        check = warm.search(settings, {}, {"text": queries[0], "method": "hybrid", "limit": 10,
+                                           "filters": {}}, {"json": True, "explain": True})
+        if f"service pid {pid}" not in check["stdout"]:
+            raise RuntimeError("the service did not answer the search itself")
+        for timed_pass in (False, True):
+            for q in queries:
+                query = {"text": q, "method": "hybrid", "limit": 10, "filters": {}}
+                seconds, reply = timed(lambda query=query: warm.search(
+                    settings, {}, query, {"json": True}))
+                if reply is None:
+                    raise RuntimeError("the service stopped answering")
+                if timed_pass:
+                    samples.append(seconds)
+    return latency_ms(samples)
+
+
 def vector_query(index: Any, vector: Any, exact: bool, pool: int = 100) -> Any:
     """The dense candidate query ``vq.query.search`` makes, optionally forced to a flat scan."""
     from vq.query.search import COLUMNS
@@ -163,11 +189,16 @@ def encode_queries(queries: list[str]) -> tuple[dict, Any]:
     return latency_ms(samples), enc.encode(queries)
 
 
-def one_size(work: Path, rows: int, queries: list[str], vectors: Any, ann: bool) -> dict:
+def one_size(work: Path, rows: int, queries: list[str], vectors: Any, ann: bool,
+             onnx: Path | None = None) -> dict:
     log(f"latency: writing {rows:,} chunks (random unit vectors)")
     settings, index, timings = write_table(work / f"lat-{rows}", rows)
+    if onnx is not None:  # the build's ONNX export, as a real build leaves it
+        shutil.copytree(onnx, Path(settings.index_dir) / onnx.name)
     log(f"latency: {rows:,} chunks, flat")
     flat = measure(settings, index, queries)
+    log(f"latency: {rows:,} chunks, flat, through vq serve (resident vectors)")
+    flat[SERVED] = section_or_error(lambda: via_service(settings, queries))
     if not ann:
         flat["vector search only"] = vector_only(index, vectors, ann=False)[0]
         shutil.rmtree(work / f"lat-{rows}", ignore_errors=True)
@@ -176,10 +207,33 @@ def one_size(work: Path, rows: int, queries: list[str], vectors: Any, ann: bool)
     log(f"latency: {rows:,} chunks, building the vector index")
     ann_build = add_vector_index(settings, index)
     ann = measure(settings, index, queries, ("dense", "hybrid"))
+    log(f"latency: {rows:,} chunks, ANN, through vq serve")
+    ann[SERVED] = section_or_error(lambda: via_service(settings, queries))
     flat["vector search only"], ann["vector search only"], recall = vector_only(index, vectors)
     shutil.rmtree(work / f"lat-{rows}", ignore_errors=True)
     return {"rows": rows, **timings, "flat": flat, "ann": ann, "ann_index_s": ann_build,
             "ann_recall_at_10_vs_flat": recall}
+
+
+def section_or_error(fn: Any) -> dict:
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - reported in the results, the run goes on
+        log(f"latency via service failed: {type(exc).__name__}: {exc}")
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
+def export_onnx(work: Path) -> Path | None:
+    """The query encoder exported once, copied beside each size's tables."""
+    from vq.indexer import onnx_export
+    from vq.query.encoders import query_encoder
+
+    try:
+        return onnx_export.export(str(work / "onnx-src"), MODEL,
+                                  query_encoder(MODEL, "cpu").model)
+    except Exception as exc:  # noqa: BLE001 - the service then encodes with torch
+        log(f"latency: no ONNX export ({type(exc).__name__}: {exc})")
+        return None
 
 
 def payoff(sizes: list[dict]) -> dict:
@@ -196,8 +250,12 @@ def run(work: Path, sizes: list[int], n_queries: int, ann_max_rows: int | None =
     """``ann_max_rows``: above it, only flat search is measured (an ANN build too long here)."""
     queries = bench_queries(n_queries)
     encode, vectors = encode_queries(queries)
-    results = [one_size(work, rows, queries, vectors, ann_max_rows is None or rows <= ann_max_rows)
-               for rows in sizes]
+    onnx = export_onnx(work)
+    results = []
+    for rows in sizes:
+        results.append(one_size(work, rows, queries, vectors,
+                                ann_max_rows is None or rows <= ann_max_rows, onnx))
+        log(f"latency: {rows:,} chunks: {json.dumps(results[-1])}")  # kept if a run dies later
     return {"note": "chunk vectors are random unit vectors (encode cost kept out); query "
                     "encoding with the real model is included in dense/hybrid, not in "
                     "'vector search only'",

@@ -112,7 +112,10 @@ def settings_from(ctx: click.Context, **overrides: Any) -> Any:
     obj = root.obj if isinstance(root.obj, dict) else {}
     merged = dict(obj.get("overrides", {}))
     merged.update({k: v for k, v in overrides.items() if v is not None})
-    return load_settings(obj.get("config"), merged)
+    config = obj.get("config")
+    # absolute, so a relative --config yields the same settings (index_dir included) here
+    # and in a service started from another folder
+    return load_settings(os.path.abspath(os.path.expanduser(config)) if config else None, merged)
 
 
 def vault_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:

@@ -122,3 +122,25 @@ class WriteFailed(VqError):
         self.path = path
         self.errno = errno_
         self.mount = mount
+
+
+class ServiceDirUnsafe(VqError):
+    """The service's socket folder could be another user's: vq will not use it."""
+
+    def __init__(self, folder: str, problem: str) -> None:
+        super().__init__(
+            f"refusing the vq service folder {folder}: {problem}",
+            f"remove it (or fix it: chown $USER {folder} && chmod 700 {folder}); "
+            "vq recreates it privately",
+        )
+        self.folder = folder
+
+
+class ServiceRunning(VqError):
+    """`vq serve` found another service already serving (or starting for) this index."""
+
+    def __init__(self, index_dir: str, pid: int | None) -> None:
+        who = f"pid {pid}" if pid else "another process"
+        super().__init__(f"a vq service ({who}) already serves {index_dir}",
+                         "use it, or stop it first with `vq serve --stop`")
+        self.pid = pid

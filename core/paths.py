@@ -38,19 +38,3 @@ def find_project_config(start: Path) -> Path | None:
 def is_uri(location: str) -> bool:
     """True for object-store locations such as ``s3://bucket/prefix``."""
     return "://" in location
-
-
-def runtime_dir() -> Path:
-    """Per-user runtime dir for sockets: $XDG_RUNTIME_DIR/vq, else a 0700 dir in /tmp."""
-    base = os.environ.get("XDG_RUNTIME_DIR")
-    folder = Path(base) / "vq" if base else Path("/tmp") / f"vq-{os.getuid()}"
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return folder
-
-
-def service_socket(index_dir: str) -> Path:
-    """One warm service per index: the socket name is derived from ``index_dir``."""
-    import hashlib
-
-    digest = hashlib.blake2b(index_dir.encode(), digest_size=8).hexdigest()
-    return runtime_dir() / f"serve-{digest}.sock"

@@ -15,9 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from vq.core import paths
+from vq.core import config_cache, paths
 from vq.core.errors import ConfigError
 
 KINDS = ("notes", "code", "docs")
@@ -57,6 +55,8 @@ class SearchSettings:
     fusion: str = "convex"        # convex (min-max-normalised scores, weighted) | rrf
     lexical_weight: float = 0.4   # convex: BM25's weight; the vectors get 1 - it
     heading_boost: float = 0.0    # > 0: BM25 over the breadcrumb field too, with this weight
+    # -- resident service (issue 19) --
+    autostart: bool = True       # a search that finds no service starts `vq serve` detached
 
 
 @dataclass(frozen=True)
@@ -112,12 +112,29 @@ def _check_engine(label: str, kwargs: dict[str, Any]) -> None:
 # --- end build engine --------------------------------------------------------------------
 
 
+# -- resident service (issue 19): `vq serve` ------------------------------------------------
+
+@dataclass(frozen=True)
+class ServeSettings:
+    idle_minutes: float = 30.0   # exit after this long without a request; 0: never
+    onnx_export: bool = True     # builds export the query encoder to ONNX (searches skip torch)
+
+
+def _check_serve(label: str, serve: ServeSettings) -> None:
+    if serve.idle_minutes < 0:
+        raise ConfigError(label, "serve.idle_minutes", f"must not be negative, got "
+                          f"{serve.idle_minutes:g}", "give minutes (30), or 0 to never exit")
+
+# -- end resident service --------------------------------------------------------------------
+
+
 SECTIONS: dict[str, type] = {
     "chunk": ChunkSettings,
     "search": SearchSettings,
     "maintenance": MaintenanceSettings,
     "schedule": ScheduleSettings,
     "ray": RaySettings,
+    "serve": ServeSettings,
 }
 
 
@@ -145,6 +162,7 @@ class Settings:
     schedule: ScheduleSettings = ScheduleSettings()
     engine: str = "local"
     ray: RaySettings = RaySettings()
+    serve: ServeSettings = ServeSettings()
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def vault(self, vault_id: str) -> Vault | None:
@@ -219,23 +237,36 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in text).strip("_")
 
 
-class DuplicateKey(yaml.YAMLError):
+class DuplicateKey(Exception):
     def __init__(self, key: str, line: int) -> None:
         super().__init__(key)
         self.key, self.line = key, line
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML keeps the last of two equal keys; a duplicate vault id must be an error."""
+_LOADER: Any = None
 
-    def construct_mapping(self, node, deep=False):
-        seen: set = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise DuplicateKey(str(key), key_node.start_mark.line + 1)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+
+def _unique_key_loader() -> Any:
+    """PyYAML keeps the last of two equal keys; a duplicate vault id must be an error.
+
+    Built on first use: yaml is imported only when a config file is parsed, not
+    when ``vq.core.config_cache`` already holds it (the `vq search` thin path)."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class _UniqueKeyLoader(yaml.SafeLoader):
+            def construct_mapping(self, node, deep=False):
+                seen: set = set()
+                for key_node, _ in node.value:
+                    key = self.construct_object(key_node, deep=deep)
+                    if key in seen:
+                        raise DuplicateKey(str(key), key_node.start_mark.line + 1)
+                    seen.add(key)
+                return super().construct_mapping(node, deep=deep)
+
+        _LOADER = _UniqueKeyLoader
+    return _LOADER
 
 
 def locate_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path | None, str]:
@@ -255,6 +286,10 @@ def locate_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path |
 
 def read_config_file(path: Path) -> dict[str, Any]:
     """Parse the YAML file into a mapping, or fail naming the file and the problem."""
+    seen = config_cache.stat(path)
+    cached = config_cache.load(path, seen)
+    if cached is not None:
+        return cached
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -262,8 +297,10 @@ def read_config_file(path: Path) -> dict[str, Any]:
                           "create it with `vq init`, or point --config/VQ_CONFIG at one") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), "", f"cannot read: {exc}", "check the file") from None
+    import yaml
+
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_unique_key_loader())  # noqa: S506 - a SafeLoader subclass
     except DuplicateKey as exc:
         raise ConfigError(str(path), exc.key, f"duplicate key (line {exc.line})",
                           "each key, and each vault id, may appear once: remove or rename one",
@@ -278,6 +315,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(str(path), "", "the top level must be a mapping of keys",
                           "see config.example.yaml")
+    config_cache.save(path, seen, data)
     return data
 
 
@@ -330,14 +368,31 @@ def _env_values() -> dict[str, Any]:
         key = name[3:].lower().replace("__", ".")
         top = key.split(".", 1)[0]
         if top in SCALARS or (top in SECTIONS and "." in key):
-            try:
-                out[key] = yaml.safe_load(raw) if raw else raw
-            except yaml.YAMLError:
-                out[key] = raw
+            out[key] = _env_scalar(raw)
             if (top in ("index_dir", "model", "lock_path") or key == "ray.address") \
                     and out[key] is not None:
                 out[key] = raw
     return out
+
+
+_PLAIN = {"true": True, "false": False, "null": None}
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
+def _env_scalar(raw: str) -> Any:
+    """A ``VQ_*`` value as YAML reads it; the common plain ones without importing yaml."""
+    if not raw:
+        return raw
+    if raw in _PLAIN:
+        return _PLAIN[raw]
+    if _DECIMAL.fullmatch(raw):
+        return int(raw)
+    import yaml
+
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return raw
 
 
 def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> Settings:
@@ -372,6 +427,8 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
         if value is not None and not low <= value <= high:
             raise ConfigError(label, key, f"{value!r} is out of range",
                               f"set {key} between {low:g} and {high:g}")
+    if "serve" in kwargs:
+        _check_serve(label, kwargs["serve"])
     kwargs["index_dir"] = _index_dir(kwargs.get("index_dir"), base, path)
     if kwargs.get("lock_path"):
         kwargs["lock_path"] = str(_resolve(kwargs["lock_path"], base))

@@ -26,8 +26,9 @@ from pathlib import Path
 
 import pathspec
 
-from vq.core import paths
+from vq.core import paths, sockets
 from vq.core.display import fs_name, is_utf8_name
+from vq.core.errors import VqError
 from vq.core.filetypes import handler_name, suffix
 from vq.core.lock import holder_file
 from vq.core.settings import Settings, Vault
@@ -110,8 +111,9 @@ def own_paths(settings: Settings) -> frozenset[str]:
     out = {str(settings.build_lock), str(holder_file(settings.build_lock))}
     if not paths.is_uri(settings.index_dir):
         out.add(settings.index_dir)  # the extract cache and lock default live inside it
-        with contextlib.suppress(OSError):  # no runtime dir: then no socket in a vault
-            out.add(str(paths.service_socket(settings.index_dir)))
+        # the socket's name, without creating (or trusting) its folder: a walk needs neither
+        with contextlib.suppress(OSError, VqError):
+            out.add(str(sockets.service_socket(settings.index_dir, create=False)))
     return frozenset(os.path.realpath(p) for p in out)
 
 

@@ -25,7 +25,7 @@ from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
 from vq.core.walk import Discovery, FileEntry, discover_for
 from vq.core.window import load_window
-from vq.indexer import maintain, write
+from vq.indexer import maintain, onnx_export, write
 from vq.indexer.engine import Chunked, Engine, FileWork, make_engine
 from vq.indexer.progress import NullProgress
 from vq.indexer.rows import problem_row
@@ -55,6 +55,7 @@ class BuildSummary:
     model: str = ""
     device: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+    query_onnx: str = ""  # the ONNX query-encoder export: exported | current | skipped: ...
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -147,6 +148,8 @@ class Builder:
         timer.lap("write")
         if self.summary.outcome == "ok":  # a stop request should not wait for optimize
             maintain.run(index, self.settings, self.wrote)
+            self.summary.query_onnx = onnx_export.after_build(self.settings, self.encoder,
+                                                              index.meta.model)
         timer.lap("optimize")
         self.summary.seconds["total"] = round(time.time() - started, 3)
         self._record(index, started)

@@ -40,7 +40,7 @@ def _log_path(settings: Settings, flag: str | None) -> str | None:
 @click.option("--json-logs", is_flag=True,
               help="Log one JSON object per line (journald, log shippers).")
 @click.option("--serve/--no-serve", default=True, show_default=True,
-              help="Also keep the query model warm for `vq search` (like `vq serve`).")
+              help="Also answer `vq search` from this process (like `vq serve`, no idle exit).")
 @click.pass_context
 def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
              json_logs: bool, serve: bool) -> None:
@@ -53,7 +53,7 @@ def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
     current write batch; a second one aborts.
     """
     from vq.jobs.runlog import RunLog
-    from vq.jobs.scheduler import Daemon
+    from vq.jobs.scheduler import Daemon, host_service
 
     settings = settings_from(ctx)
     s = settings.schedule
@@ -62,15 +62,13 @@ def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
     try:
         daemon = Daemon(lambda: settings_from(ctx), log, cron=cron)
         if serve:
-            from vq.core.service import model_for, start
-
-            service = start(settings.index_dir, model_for(settings), settings.device)
-            log.event("serve", f"serving query encodes on {service.path}")
+            service = host_service(settings, log)
         code = daemon.run()
     finally:
         if service is not None:
-            service.shutdown()
-            service.server_close()
+            from vq.core.service import stop
+
+            stop(service)
         log.close()
     if code:
         os._exit(code)  # a build thread is still running: do not wait for it at exit

@@ -96,15 +96,28 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
 
 
 def service_check(settings: Settings) -> Check:
-    """Whether `vq serve` / `vq schedule` keeps the model warm for this index."""
-    from vq.query import warm
+    """The resident service for this index: running, startable, or refused (and why)."""
+    from vq.query.warm import service_state
 
-    info = warm.info(settings.index_dir)
-    if info:
-        return Check("warm service", OK, f"pid {info['pid']}, {info['model']} on "
-                     f"{info['device']}: searches skip loading the model")
-    return Check("warm service", SKIP, "not running: each hybrid search loads the model "
-                 "(`vq serve` or `vq schedule` keeps it warm)")
+    state = service_state(settings)
+    if state["state"] == "refused":
+        return Check("warm service", FAIL, state["reason"], state["fix"])
+    query_side = _onnx_note(settings)
+    if state["state"] == "running":
+        idle = state["idle_minutes"]
+        return Check("warm service", OK, f"pid {state['pid']}, {state['model']} "
+                     f"({state['encoder']} on {state['device']}), answers whole searches; "
+                     f"{f'exits after {idle:g} idle minutes' if idle else 'no idle exit'}; "
+                     f"{query_side}")
+    return Check("warm service", SKIP, f"not running: {state['reason']}; {query_side}")
+
+
+def _onnx_note(settings: Settings) -> str:
+    from vq.query.onnx_encoder import FOLDER, MARKER
+
+    if (Path(settings.index_dir) / FOLDER / MARKER).is_file():
+        return "searches without it encode with the ONNX export (no torch)"
+    return "no ONNX export beside the tables: searches without it load torch (`vq build`)"
 
 
 def _guard(report: Report, name: str, fn: Callable[[], Any]) -> Any:

@@ -1,18 +1,51 @@
 """Query-side models: the encoder recorded in the index, and the optional reranker.
 
 The model comes from the index's metadata, never from config: a query must be
-encoded by the model that encoded the chunks. Both are loaded once per process.
+encoded by the model that encoded the chunks. Each is loaded once per process.
+
+The query encoder is the read side's own object, never the build's (in
+`vq schedule` both live in one process, and a query used to reset the build's
+batch size). With ``location`` (the index folder) and a CPU device it is the
+ONNX export the build wrote beside the tables (``vq.query.onnx_encoder``: no
+torch); without an export, or without onnxruntime, sentence-transformers.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from vq.core.encoder import shared_model
 
+QUERY_BATCH = 16
+_QUERY: dict[tuple, Any] = {}
+_LOCK = threading.Lock()
 
-def query_encoder(model: str, device: str) -> Any:
-    return shared_model("encoder", model, device, batch_size=16)
+
+def query_encoder(model: str, device: str, location: str | None = None) -> Any:
+    """An object with ``encode(texts) -> float32 rows`` and ``device.name``, cached."""
+    key = (model, device, location)
+    with _LOCK:
+        if key not in _QUERY:
+            _QUERY[key] = _load(model, device, location)
+        return _QUERY[key]
+
+
+def _load(model: str, device: str, location: str | None) -> Any:
+    if location and device in ("auto", "cpu"):
+        from vq.query.onnx_encoder import load_exported
+
+        exported = load_exported(location, model)
+        if exported is not None:
+            return exported
+    from vq.core.encoder import Encoder
+
+    return Encoder(model, device, batch_size=QUERY_BATCH)
+
+
+def backend(encoder: Any) -> str:
+    """"onnx" or "sentence-transformers": shown by the service's info and `vq doctor`."""
+    return getattr(encoder, "backend", "sentence-transformers")
 
 
 def cross_encoder(model: str, device: str) -> Any:

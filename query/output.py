@@ -93,6 +93,7 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
         info = explain_json(res)
         console.print(escape(shown(f"method={info['method']} model={info['model']} "
                                    f"device={info['device']} encoder={info['encoder']} "
+                                   f"fusion={info['fusion']} "
                                    f"pools={info['pools']} filters={info['filters']} "
                                    f"{info['seconds']}s")), style="dim")
 

@@ -122,7 +122,7 @@ def _query_vector(settings: Settings, index: store.Index, text: str, res: Result
         return vectors[0]
     res.encoder = "in-process"
     try:
-        enc = query_encoder(index.meta.model, settings.device)
+        enc = query_encoder(index.meta.model, settings.device, index.location)
     except Exception as exc:  # noqa: BLE001 - search must answer even without the model
         reason = exc.message if isinstance(exc, VqError) else f"{type(exc).__name__}: {exc}"
         res.notices.append(f"model unavailable, searching lexically: {reason}")

@@ -1,12 +1,28 @@
-"""`vq search`: parse, call ``vq.query.search.search``, format, exit like ripgrep."""
+"""`vq search`: ask the resident service, else search in-process; exit like ripgrep.
+
+The thin path: until it knows the service cannot answer, this command imports
+only click, the settings and the standard-library client (``vq.query.warm``);
+no lancedb, pyarrow, numpy or torch. The service runs the same ``search`` and
+renders with the same functions (``vq.query.search_output``), so the output
+and the exit code are those of the in-process path, which runs exactly as
+before when no service answers (and, with ``search.autostart``, starts one
+for the next query).
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any
 
 import click
 
-from vq.core.cli import echo_json, output_options, settings_from, vault_ids
+from vq.core.cli import output_options, settings_from, vault_ids
+
+FILTER_OPTS = ("vaults", "kinds", "paths", "exclude_paths", "tags", "since", "languages",
+               "symbols")
+CONSOLE_ENV = ("NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "COLUMNS", "LINES",
+               "TTY_COMPATIBLE", "TTY_INTERACTIVE")
 
 
 @click.command()
@@ -32,51 +48,89 @@ from vq.core.cli import echo_json, output_options, settings_from, vault_ids
 @click.option("--recency", is_flag=True, help="Favour recent notes: score × (0.5 + 0.5·2^(−age/"
               "half-life)), half-life search.recency_half_life_days.")
 @click.option("--explain", is_flag=True, help="Show each signal's rank and score, the model, "
-              "device, method, filters and candidate pools.")
+              "device, encoder (service pid N | in-process), method, filters and pools.")
 @click.option("--pool", type=click.IntRange(min=1, max=1_000_000), default=None,
               help="Candidates per signal before fusion (default: search.pool).")
 @output_options
 @click.pass_context
 def search(ctx: click.Context, query: tuple[str, ...], method: str | None, **opts) -> None:
-    """Search the index. Exit 0 with results, 1 with none, 2 on error."""
-    from vq.query.filters import Filters
-    from vq.query.search import Query
-    from vq.query.search import search as run
+    """Search the index. Exit 0 with results, 1 with none, 2 on error.
 
+    Answered by the resident service when one runs for this index (`vq serve`,
+    `vq schedule`, or started by a search when search.autostart is on), else
+    in-process.
+    """
     settings = settings_from(ctx)
-    text = " ".join(query)
-    filters = Filters(vaults=opts["vaults"], kinds=opts["kinds"], paths=opts["paths"],
-                      exclude_paths=opts["exclude_paths"], tags=opts["tags"],
-                      since=opts["since"], languages=opts["languages"],
-                      symbols=opts["symbols"])
-    q = Query(text, method or settings.search.method, opts["limit"] or settings.search.limit,
-              filters, opts["rerank"], opts["recency"], opts["pool"])
-    res = run(settings, q)
-    from vq.core.display import shown
+    q = {"text": " ".join(query), "method": method or settings.search.method,
+         "limit": opts["limit"] or settings.search.limit, "rerank": opts["rerank"],
+         "recency": opts["recency"], "pool": opts["pool"],
+         "filters": {k: list(v) if isinstance(v, tuple) else v
+                     for k, v in ((k, opts[k]) for k in FILTER_OPTS) if v}}
+    answered, usable = _via_service(ctx, settings, q, opts)
+    if answered is not None:
+        ctx.exit(answered)
+    if usable:
+        _autostart(ctx, settings)
+    ctx.exit(_in_process(settings, q, opts))
 
-    for notice in res.notices:
-        click.echo(f"notice: {shown(notice)}", err=True)
-    _emit(res, text, opts["as_json"], opts["files_only"], opts["explain"])
-    if res.empty_filter:
-        click.echo(f"no results: the {res.empty_filter} filter matches nothing in the index",
-                   err=True)
+
+def _via_service(ctx: click.Context, settings: Any, q: dict, opts: dict
+                 ) -> tuple[int | None, bool]:
+    """(exit code, True) when the service answered; (None, usable?) when it did not."""
+    from vq.core.errors import ServiceDirUnsafe
+    from vq.query import warm
+
+    root = ctx.find_root().obj or {}
+    overrides = {k: v for k, v in (root.get("overrides") or {}).items() if v is not None}
+    output = {"json": opts["as_json"], "files": opts["files_only"], "explain": opts["explain"],
+              "tty": sys.stdout.isatty(), "width": _width(),
+              "env": {k: os.environ[k] for k in CONSOLE_ENV if k in os.environ}}
+    try:
+        reply = warm.search(settings, overrides, q, output)
+    except ServiceDirUnsafe as exc:
+        click.echo(f"notice: not using the vq service: {exc.message} ({exc.fix})", err=True)
+        return None, False
+    if reply is None:
+        return None, True
+    for line in reply.get("stderr") or []:
+        click.echo(line, err=True)
+    if reply.get("stdout"):
+        click.echo(reply["stdout"], nl=False)
+    for line in reply.get("stderr_after") or []:
+        click.echo(line, err=True)
     sys.stdout.flush()
-    ctx.exit(0 if res.hits else 1)
+    return int(reply["exit"]), True
 
 
-def _emit(res, text: str, as_json: bool, files_only: bool, explain: bool) -> None:
-    from vq.query.output import explain_json, hit_json, render, unique_paths
+def _width() -> int | None:
+    if not sys.stdout.isatty():
+        return None
+    import shutil
 
-    if as_json:
-        hits = [hit_json(h, text, with_text=explain) for h in res.hits]
-        echo_json({"hits": hits, "explain": explain_json(res)} if explain else hits)
-    elif files_only:  # data for xargs when piped; made terminal-safe on a terminal
-        from vq.core.display import shown
+    return shutil.get_terminal_size().columns
 
-        tty = sys.stdout.isatty()
-        for path in unique_paths(res):
-            click.echo(shown(path) if tty else path)
-    else:
-        from rich.console import Console
 
-        render(res, text, explain, Console(highlight=False))
+def _autostart(ctx: click.Context, settings: Any) -> None:
+    """Start `vq serve` detached for the next query (never under CI, or when turned off)."""
+    if not settings.search.autostart or os.environ.get("CI"):
+        return
+    from vq.query.autostart import spawn
+
+    spawn(settings, (ctx.find_root().obj or {}).get("overrides") or {})
+
+
+def _in_process(settings: Any, q: dict, opts: dict) -> int:
+    from vq.query.search import search as run
+    from vq.query.search_output import OutputOptions, emit, exit_code, query_from, talk
+
+    res = run(settings, query_from(q))
+    before, after = talk(res)
+    for line in before:
+        click.echo(line, err=True)
+    out = OutputOptions(opts["as_json"], opts["files_only"], opts["explain"],
+                        sys.stdout.isatty())
+    emit(res, q["text"], out, sys.stdout)
+    for line in after:
+        click.echo(line, err=True)
+    sys.stdout.flush()
+    return exit_code(res)

@@ -66,7 +66,8 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
     out.vaults = list(by_vault.values())
     out.last_build = last_build(index)
     out.lock = lock_state(settings.build_lock)
-    from vq.query import warm
+    from vq.query.warm import service_state
 
-    out.service = warm.info(settings.index_dir)
+    state = service_state(settings)
+    out.service = state if state["state"] != "stopped" else None
     return out

@@ -62,11 +62,19 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
         click.echo(f"build  {when} ({_ago(ago)} ago), {b['seconds']:.1f}s, {b['outcome']}, "
                    f"device {b['device'] or '-'}")
     click.echo(f"lock   {('held by ' + st.lock) if st.lock else 'free'}")
-    svc = st.service
-    click.echo(f"serve  pid {svc['pid']}, {svc['model']} on {svc['device']}" if svc
-               else "serve  not running (searches load the model themselves)")
+    click.echo(f"serve  {_service_line(st.service)}")
     for e in st.errors:
         click.echo(shown(f"error  {e['vault']}:{e['path']}: {e['error']}"))
+
+
+def _service_line(svc: dict | None) -> str:
+    if svc is None:
+        return "not running (a search starts one unless search.autostart is off or CI is set)"
+    if svc["state"] == "refused":
+        return f"refused: {svc['reason']} (fix: {svc['fix']})"
+    idle = svc.get("idle_minutes") or 0
+    return (f"pid {svc['pid']}, {svc['model']} ({svc['encoder']} on {svc['device']}), "
+            f"{f'idle exit after {idle:g} min' if idle else 'no idle exit'}")
 
 
 def _ago(seconds: float) -> str:

@@ -18,7 +18,7 @@ COMMANDS = {
     "vault": ("vq.indexer.vault_cli:vault", "Add, remove or list vaults in the config file."),
     "schedule": ("vq.jobs.cli:schedule", "Run incremental builds on a cron schedule (daemon)."),
     "jobs": ("vq.jobs.cli:jobs", "Print or install cron and systemd units for builds."),
-    "serve": ("vq.query.serve_cli:serve", "Keep the query model warm so searches skip loading it."),
+    "serve": ("vq.query.serve_cli:serve", "Answer searches from a resident process (--stop)."),
     "init": ("vq.indexer.init_cli:init", "Write a config for this project with sensible vaults."),
     "doctor": ("vq.query.doctor_cli:doctor", "Check settings, model, index, lock; say the fix."),
     "mcp": ("vq.query.mcp_cli:mcp", "Serve search to AI assistants over MCP (stdio or HTTP)."),
