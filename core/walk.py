@@ -82,7 +82,9 @@ class Discovery:
 
 
 @dataclass(frozen=True)
-class _Ignore:
+class Ignore:
+    """One ``.gitignore``'s rules, anchored where it lives (also used by `vq init`'s scan)."""
+
     base: str          # relative dir of the .gitignore ("" for the root)
     spec: pathspec.PathSpec
 
@@ -151,11 +153,11 @@ def _walk_vault(vault: Vault, out: Discovery, hooked: frozenset[str],
     inside = frozenset(p for p in own if p.startswith(str(root).rstrip(os.sep) + os.sep))
     include = _spec(vault.include) if vault.include else None
     exclude = _spec(vault.exclude) if vault.exclude else None
-    stack: list[tuple[Path, str, tuple[_Ignore, ...]]] = [(root, "", ())]
+    stack: list[tuple[Path, str, tuple[Ignore, ...]]] = [(root, "", ())]
     while stack:
         folder, rel_dir, ignores = stack.pop()
         if vault.gitignore:
-            ignores = ignores + _read_gitignore(folder, rel_dir)
+            ignores = ignores + read_gitignore(folder, rel_dir)
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
@@ -176,7 +178,7 @@ def _walk_vault(vault: Vault, out: Discovery, hooked: frozenset[str],
 
 def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
            include: pathspec.PathSpec | None, exclude: pathspec.PathSpec | None,
-           ignores: tuple[_Ignore, ...], out: Discovery,
+           ignores: tuple[Ignore, ...], out: Discovery,
            hooked: frozenset[str] = frozenset()) -> FileEntry | str | None:
     """Classify one directory entry: a FileEntry, "dir" to descend, or None (counted)."""
     if entry.name.startswith("."):
@@ -192,11 +194,11 @@ def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
                                            and entry.name in CODE_VENDORED_DIRS):
             out.skipped["vendored"] += 1
             return None
-        if _ignored(rel, True, exclude, ignores):
+        if ignored(rel, True, exclude, ignores):
             out.skipped["excluded"] += 1
             return None
         return "dir"
-    if _ignored(rel, False, exclude, ignores):
+    if ignored(rel, False, exclude, ignores):
         out.skipped["excluded"] += 1
         return None
     if include is not None and not include.match_file(rel):
@@ -237,17 +239,17 @@ def _stat_file(entry: os.DirEntry, rel: str, root: Path, vault: Vault, is_link: 
     return FileEntry(vault.id, rel, entry.path, st.st_size, st.st_mtime_ns)
 
 
-def _ignored(rel: str, is_dir: bool, exclude: pathspec.PathSpec | None,
-             ignores: tuple[_Ignore, ...]) -> bool:
+def ignored(rel: str, is_dir: bool, exclude: pathspec.PathSpec | None,
+            ignores: tuple[Ignore, ...]) -> bool:
     """Excluded by the vault's globs or a ``.gitignore`` on the way down."""
     if exclude is not None and exclude.match_file(rel + "/" if is_dir else rel):
         return True
     return any(i.matches(rel, is_dir) for i in ignores)
 
 
-def _read_gitignore(folder: Path, rel_dir: str) -> tuple[_Ignore, ...]:
+def read_gitignore(folder: Path, rel_dir: str) -> tuple[Ignore, ...]:
     try:
         lines = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return ()
-    return (_Ignore(rel_dir, _spec(lines)),)
+    return (Ignore(rel_dir, _spec(lines)),)

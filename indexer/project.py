@@ -28,7 +28,7 @@ from typing import Any
 import pathspec
 
 from vq.core import filetypes, paths
-from vq.core.walk import VENDORED_DIRS
+from vq.core.walk import VENDORED_DIRS, Ignore, ignored, read_gitignore
 
 VAULT_DIR = ".vault"
 INDEX_DIR = ".vq"
@@ -122,11 +122,11 @@ def scan_project(root: Path) -> Scan:
     scan = Scan(root, has_vault_dir=(root / VAULT_DIR).is_dir())
     if scan.has_vault_dir:
         _scan_vault_dir(root / VAULT_DIR, scan)
-    stack: list[tuple[Path, str, tuple[tuple[str, pathspec.PathSpec], ...]]] = [(root, "", ())]
+    stack: list[tuple[Path, str, tuple[Ignore, ...]]] = [(root, "", ())]
     seen = 0
     while stack:
         folder, rel_dir, ignores = stack.pop()
-        ignores = ignores + _gitignore(folder, rel_dir)
+        ignores = ignores + read_gitignore(folder, rel_dir)  # the build's own rules
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
@@ -140,7 +140,7 @@ def scan_project(root: Path) -> Scan:
             if entry.name.startswith(".") or entry.is_symlink():
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
-            if _ignored(rel, is_dir, ignores):
+            if ignored(rel, is_dir, None, ignores):
                 continue
             if is_dir:
                 if _skip_dir(entry, rel, scan):
@@ -192,24 +192,6 @@ def _has_frontmatter(path: Path) -> bool:
             return fh.readline().rstrip() == "---"
     except OSError:
         return False
-
-
-def _gitignore(folder: Path, rel_dir: str) -> tuple[tuple[str, pathspec.PathSpec], ...]:
-    try:
-        lines = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ()
-    return ((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines.splitlines())),)
-
-
-def _ignored(rel: str, is_dir: bool, ignores: tuple[tuple[str, pathspec.PathSpec], ...]) -> bool:
-    for base, spec in ignores:
-        if base and not rel.startswith(base + "/"):
-            continue
-        sub = rel[len(base) + 1:] if base else rel
-        if spec.match_file(sub + "/" if is_dir else sub):
-            return True
-    return False
 
 
 def _prose_folders(scan: Scan) -> list[str]:
