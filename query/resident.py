@@ -103,6 +103,12 @@ class _VectorQuery:
             raise ValueError(f"the resident matrix answers cosine only, not {kind}")
         return self
 
+    def nprobes(self, n: int) -> _VectorQuery:
+        return self  # ANN tuning: the matrix is an exact scan
+
+    def refine_factor(self, n: int) -> _VectorQuery:
+        return self
+
     def where(self, predicate: str, prefilter: bool = True) -> _VectorQuery:
         self.filter = predicate
         return self
