@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from vq.core.errors import VqError
+from vq.core.settings import MAX_RESULTS
 
 EXIT_CODES = """\b
 Exit codes:
@@ -131,7 +132,7 @@ def output_options(fn: Callable) -> Callable:
     """``--json``, ``-n/--limit`` and ``--files`` for every command that lists things."""
     fn = click.option("--files", "files_only", is_flag=True,
                       help="Print unique file paths only, one per line (like rg -l).")(fn)
-    fn = click.option("-n", "--limit", type=click.IntRange(min=1, max=1_000_000), default=None,
+    fn = click.option("-n", "--limit", type=click.IntRange(min=1, max=MAX_RESULTS), default=None,
                       help="How many results (default: search.limit, 10).")(fn)
     fn = click.option("--json", "as_json", is_flag=True,
                       help="Print JSON on stdout (an empty result is []).")(fn)

@@ -26,7 +26,7 @@ from vq.core.settings import Settings
 from vq.core.walk import Discovery, FileEntry, discover_for
 from vq.core.window import load_window
 from vq.indexer import maintain, onnx_export, write
-from vq.indexer.engine import Chunked, Engine, FileWork, make_engine
+from vq.indexer.engine import SUMMARY_COUNTS, Chunked, Engine, FileWork, make_engine
 from vq.indexer.progress import NullProgress
 from vq.indexer.rows import problem_row
 
@@ -251,12 +251,8 @@ class Builder:
         batch.commit_chunks(index)
         write.upsert_manifest(index, batch.manifest)
         s = self.summary
-        s.chunks_written += batch.rows
-        s.chunks_encoded += batch.encoded
-        s.chunks_reused += batch.reused
-        s.files_new += batch.new
-        s.files_changed += batch.changed
-        s.files_restamped += batch.restamped
+        for part, whole in SUMMARY_COUNTS.items():
+            setattr(s, whole, getattr(s, whole) + getattr(batch, part))
         for problem in batch.problems:
             self._problem(problem["vault"], problem["path"], problem["reason"])
         for reason, count in batch.skipped.items():  # minified, generated

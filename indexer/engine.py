@@ -44,6 +44,12 @@ class FileWork:
     old: ManifestRow | None
 
 
+# A batch's counters and the BuildSummary field each one adds to.
+SUMMARY_COUNTS = {"rows": "chunks_written", "encoded": "chunks_encoded",
+                  "reused": "chunks_reused", "new": "files_new", "changed": "files_changed",
+                  "restamped": "files_restamped"}
+
+
 @dataclass
 class Chunked:
     """One write batch, chunked and encoded, ready for the driver to commit.
@@ -73,7 +79,7 @@ class Chunked:
         self.keys += other.keys
         self.manifest += other.manifest
         self.problems += other.problems
-        for name in ("files", "rows", "new", "changed", "restamped", "encoded", "reused"):
+        for name in ("files", *SUMMARY_COUNTS):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.skipped.update(other.skipped)
         self.fragments += other.fragments

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from vq.core.cli import output_options, settings_from, vault_ids
+from vq.core.settings import MAX_RESULTS
 
 FILTER_OPTS = ("vaults", "kinds", "paths", "exclude_paths", "tags", "since", "languages",
                "symbols")
@@ -49,7 +50,7 @@ CONSOLE_ENV = ("NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "COLUMNS", "LINES
               "half-life)), half-life search.recency_half_life_days.")
 @click.option("--explain", is_flag=True, help="Show each signal's rank and score, the model, "
               "device, encoder (service pid N | in-process), method, filters and pools.")
-@click.option("--pool", type=click.IntRange(min=1, max=1_000_000), default=None,
+@click.option("--pool", type=click.IntRange(min=1, max=MAX_RESULTS), default=None,
               help="Candidates per signal before fusion (default: search.pool).")
 @output_options
 @click.pass_context
