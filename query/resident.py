@@ -1,18 +1,29 @@
-"""The service's vectors in memory: exact cosine top-k from a matrix instead of a table scan.
+"""The service's snapshot of the chunks table: rows and vectors in memory, one version.
 
-Below the ANN threshold (``maintenance.vector_index_min_rows``, and only while
-the table has no vector index) the service holds every chunk's vector as one
-float32 matrix, loaded from one table version and reloaded when a build
-commits another. A dense query is then one matrix-vector product: at 100k
-chunks a few milliseconds where LanceDB's flat scan reads and converts the
-whole vector column on every query.
+A search through LanceDB pays twice for every candidate: once to find it (BM25
+or the vector scan) and again to read its columns (a ``take`` costs ~10 ms for
+100 rows at 100k chunks, most of it per column, not per row). The service
+therefore holds one table version as a ``Snapshot``:
 
-``wrap`` returns an ``Index`` whose ``chunks`` answers exactly the vector query
-``vq.query.search`` makes (cosine, optional prefilter, select, limit) and
-hands every other call to the real table, so ``search`` itself is unchanged.
-Distances are LanceDB's to float noise (~1e-7): 1 - a·b / (|a| |b|) over the
-stored vectors, the query first cast to their dtype (float16) as LanceDB does.
-Rows are fetched by row id from a handle pinned to the matrix's version.
+* **rows**: every chunk's result columns (``COLUMNS``, no vectors) as one Arrow
+  table, when they fit ``MAX_BYTES``. FTS and ANN queries then ask LanceDB for
+  ids and scores only and take the rest from memory.
+* **vectors**: below the ANN threshold (``maintenance.vector_index_min_rows``,
+  and only while the table has no vector index), every vector as one float32
+  matrix, each row unit length. A dense query is one matrix-vector product: at
+  100k chunks ~9 ms, where LanceDB's flat scan reads and converts the whole
+  vector column on every query.
+
+Every query of a snapshot runs on a handle pinned to its version, so an id
+found by BM25 always has its row; the service loads a new snapshot when a
+build commits another version (``vq.query.served``).
+
+``wrap`` returns an ``Index`` whose ``chunks`` answers exactly the queries
+``vq.query.search`` makes (FTS and vector, optional prefilter, select, limit)
+and hands every other call to the real table, so ``search`` itself is
+unchanged. Distances are LanceDB's to float noise (~1e-7): 1 - a·b / (|a| |b|)
+over the stored vectors, the query first cast to their dtype (float16) as
+LanceDB does.
 """
 
 from __future__ import annotations
@@ -23,23 +34,25 @@ from typing import Any
 import numpy as np
 
 CHUNK_ROWS = 65_536  # rows converted per step while loading: bounded extra memory
-MAX_BYTES = 4 << 30  # never hold more than this (1M x 384 float32 is 1.5 GiB)
+MAX_BYTES = 4 << 30  # vectors and rows together never above this (1M x 384 float32: 1.5 GiB)
+SCORES = ("_score", "_distance")
 
 
 @dataclasses.dataclass
-class Matrix:
+class Snapshot:
     version: Any
-    ids: np.ndarray           # chunk id per row (object array of str)
-    row_ids: np.ndarray       # LanceDB _rowid per row, valid in ``pinned``
-    vectors: np.ndarray       # float32 (rows, dim), each row scaled to unit length
-    pinned: Any               # the chunks table checked out at ``version``
-    position: dict[str, int]  # chunk id -> row
-    stored: Any = np.float32  # the column's dtype: LanceDB casts the query to it first
+    pinned: Any                 # the chunks table checked out at ``version``
+    ids: np.ndarray             # chunk id per row (object array of str)
+    row_ids: np.ndarray         # LanceDB _rowid per row, valid in ``pinned``
+    position: dict[str, int]    # chunk id -> row
+    rows: Any = None            # pyarrow.Table of the result columns, or None (too big)
+    vectors: np.ndarray | None = None  # float32 (rows, dim), unit rows; None: LanceDB's
+    stored: Any = np.float32    # the vector column's dtype: LanceDB casts the query to it
 
 
 def eligible(index: Any, settings: Any) -> bool:
-    """A flat scan is what LanceDB would do: no vector index, not above the threshold
-    (``vector_index_min_rows: 0`` never builds one), and the matrix fits ``MAX_BYTES``."""
+    """Vectors in memory are what LanceDB would do, a flat scan: no vector index, not
+    above the threshold (``vector_index_min_rows: 0`` never builds one), and they fit."""
     rows = index.chunks.count_rows()
     threshold = settings.maintenance.vector_index_min_rows
     if (threshold and rows > threshold) or rows * index.meta.dim * 4 > MAX_BYTES:
@@ -48,51 +61,117 @@ def eligible(index: Any, settings: Any) -> bool:
                    for i in index.chunks.list_indices())
 
 
-def load(index: Any) -> Matrix:
-    """Every vector of the table's current version, with the ids to find their rows."""
+def load(index: Any, columns: list[str], vectors: bool = True) -> Snapshot:
+    """The table's current version: ids, the result ``columns`` while they fit beside the
+    vectors, and (``vectors``) the vector matrix."""
     version = index.chunks.version
     pinned = index.db.open_table(index.chunks.name)
     pinned.checkout(version)
-    data = (pinned.search().select(["id", "vector"]).with_row_id(True).limit(None)
-            .to_arrow())
-    dim = index.meta.dim
-    vectors = np.empty((data.num_rows, dim), dtype=np.float32)
-    column = data["vector"].combine_chunks()
-    for start in range(0, data.num_rows, CHUNK_ROWS):
+    wanted = list(dict.fromkeys(["id", *columns, *(["vector"] if vectors else [])]))
+    data = pinned.search().select(wanted).with_row_id(True).limit(None).to_arrow()
+    ids = np.asarray(data["id"].to_pylist(), dtype=object)
+    snap = Snapshot(version, pinned, ids, data["_rowid"].to_numpy(),
+                    {i: n for n, i in enumerate(ids)},
+                    stored=np.float16 if index.meta.vector_dtype == "float16" else np.float32)
+    matrix_bytes = 0
+    if vectors:
+        snap.vectors = _unit_rows(data["vector"], index.meta.dim)
+        matrix_bytes = snap.vectors.nbytes
+    rows = data.select(list(dict.fromkeys(["id", *columns])))
+    if matrix_bytes + rows.nbytes <= MAX_BYTES:
+        snap.rows = rows.combine_chunks()
+    return snap
+
+
+def _unit_rows(column: Any, dim: int) -> np.ndarray:
+    """The vector column as float32 rows scaled to unit length, converted in steps."""
+    column = column.combine_chunks()
+    out = np.empty((len(column), dim), dtype=np.float32)
+    for start in range(0, len(column), CHUNK_ROWS):
         part = column.slice(start, CHUNK_ROWS).flatten().to_numpy(zero_copy_only=False)
         block = part.reshape(-1, dim).astype(np.float32)
         norms = np.linalg.norm(block, axis=1, keepdims=True)
-        vectors[start:start + len(block)] = block / np.maximum(norms, 1e-12)
-    ids = np.asarray(data["id"].to_pylist(), dtype=object)
-    stored = np.float16 if index.meta.vector_dtype == "float16" else np.float32
-    return Matrix(version, ids, data["_rowid"].to_numpy(), vectors, pinned,
-                  {i: n for n, i in enumerate(ids)}, stored)
+        out[start:start + len(block)] = block / np.maximum(norms, 1e-12)
+    return out
 
 
-def wrap(index: Any, matrix: Matrix) -> Any:
-    """``index`` with its chunks table answering vector queries from ``matrix``."""
-    return dataclasses.replace(index, chunks=_Chunks(index.chunks, matrix))
+def wrap(index: Any, snap: Snapshot) -> Any:
+    """``index`` with its chunks table answering searches from ``snap``."""
+    return dataclasses.replace(index, chunks=_Chunks(index.chunks, snap))
 
 
 class _Chunks:
-    def __init__(self, table: Any, matrix: Matrix) -> None:
-        self._table, self._matrix = table, matrix
+    def __init__(self, table: Any, snap: Snapshot) -> None:
+        self._table, self._snap = table, snap
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._table, name)
 
     def search(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("vector_column_name") == "vector" and args:
-            return _VectorQuery(self._table, self._matrix, args[0])
-        return self._table.search(*args, **kwargs)
+        snap = self._snap
+        vector = kwargs.get("vector_column_name") == "vector" and args
+        if vector and snap.vectors is not None:
+            return _VectorQuery(snap, args[0])
+        query = snap.pinned.search(*args, **kwargs)
+        if snap.rows is not None and (vector or kwargs.get("query_type") == "fts"):
+            return _Joined(query, snap)
+        return query
+
+
+def rows_of(snap: Snapshot, positions: np.ndarray, columns: list[str]) -> Any:
+    """``columns`` of the rows at ``positions`` (snapshot rows), in that order."""
+    import pyarrow as pa
+
+    if snap.rows is not None:
+        return snap.rows.take(pa.array(positions, type=pa.int64())).select(columns)
+    schema = snap.pinned.schema
+    if not len(positions):
+        return pa.table({c: pa.array([], type=schema.field(c).type) for c in columns})
+    fetched = (snap.pinned.take_row_ids([int(r) for r in snap.row_ids[positions]])
+               .select(list(dict.fromkeys([*columns, "id"]))).to_arrow())
+    where = {i: n for n, i in enumerate(fetched["id"].to_pylist())}
+    return fetched.take([where[i] for i in snap.ids[positions]]).select(columns)
+
+
+class _Joined:
+    """A LanceDB FTS or ANN query asked for ids and scores only; the other selected
+    columns come from the snapshot's rows."""
+
+    def __init__(self, query: Any, snap: Snapshot) -> None:
+        self._query, self._snap = query, snap
+        self._columns: list[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._query, name)
+
+        def forward(*args: Any, **kwargs: Any) -> _Joined:
+            self._query = method(*args, **kwargs)
+            return self
+        return forward
+
+    def select(self, columns: list[str]) -> _Joined:
+        self._columns = list(columns)
+        self._query = self._query.select(["id", *(c for c in columns if c in SCORES)])
+        return self
+
+    def to_arrow(self) -> Any:
+        found = self._query.to_arrow()
+        position = self._snap.position
+        rows = np.fromiter((position[i] for i in found["id"].to_pylist()), dtype=np.int64,
+                           count=found.num_rows)
+        columns = self._columns or self._snap.rows.column_names
+        out = rows_of(self._snap, rows, [c for c in columns if c not in SCORES])
+        for name in (c for c in columns if c in SCORES and c in found.column_names):
+            out = out.append_column(name, found[name])
+        return out
 
 
 class _VectorQuery:
     """The builder calls ``search._dense`` makes, answered from the matrix."""
 
-    def __init__(self, table: Any, matrix: Matrix, vector: Any) -> None:
-        self.table, self.matrix = table, matrix
-        q = np.asarray(vector, dtype=matrix.stored).reshape(-1).astype(np.float32)
+    def __init__(self, snap: Snapshot, vector: Any) -> None:
+        self.snap = snap
+        q = np.asarray(vector, dtype=snap.stored).reshape(-1).astype(np.float32)
         self.q = q / max(float(np.linalg.norm(q)), 1e-12)
         self.filter: str | None = None
         self.columns: list[str] | None = None
@@ -124,14 +203,16 @@ class _VectorQuery:
     def to_arrow(self) -> Any:
         import pyarrow as pa
 
-        m = self.matrix
-        rows = self._allowed()
-        scores = m.vectors[rows] @ self.q if rows is not None else m.vectors @ self.q
+        vectors = self.snap.vectors
+        assert vectors is not None
+        allowed = self._allowed()
+        scores = vectors[allowed] @ self.q if allowed is not None else vectors @ self.q
         n, k = len(scores), min(self.k, len(scores))
         top = np.argpartition(scores, n - k)[n - k:] if k else np.empty(0, dtype=np.int64)
         top = top[np.lexsort((top, -scores[top]))]  # best first; ties by row
-        chosen = rows[top] if rows is not None else top
-        table = self._fetch(chosen)
+        chosen = allowed[top] if allowed is not None else top
+        columns = list(self.columns or [f.name for f in self.snap.pinned.schema])
+        table = rows_of(self.snap, chosen, columns)
         distance = pa.array((1.0 - scores[top]).astype(np.float32))
         return table.append_column("_distance", distance)
 
@@ -139,22 +220,7 @@ class _VectorQuery:
         """Matrix rows that pass the prefilter (None: all), found by a scalar-only scan."""
         if not self.filter:
             return None
-        found = (self.matrix.pinned.search().where(self.filter).select(["id"]).limit(None)
+        found = (self.snap.pinned.search().where(self.filter).select(["id"]).limit(None)
                  .to_arrow()["id"].to_pylist())
-        position = self.matrix.position
+        position = self.snap.position
         return np.fromiter((position[i] for i in found if i in position), dtype=np.int64)
-
-    def _fetch(self, chosen: np.ndarray) -> Any:
-        """The selected columns of ``chosen`` rows, in that order."""
-        m = self.matrix
-        columns = list(self.columns or [f.name for f in m.pinned.schema])
-        if not len(chosen):
-            schema = m.pinned.schema
-            import pyarrow as pa
-
-            return pa.table({c: pa.array([], type=schema.field(c).type) for c in columns})
-        fetched = (m.pinned.take_row_ids([int(r) for r in m.row_ids[chosen]])
-                   .select(list(dict.fromkeys([*columns, "id"]))).to_arrow())
-        where = {i: n for n, i in enumerate(fetched["id"].to_pylist())}
-        order = [where[i] for i in m.ids[chosen]]
-        return fetched.take(order).select(columns)

@@ -2,9 +2,10 @@
 
 ``vq.core.service`` (the transport) loads this module by name and calls
 ``Ops.answer``. A search runs ``vq.query.search.search`` on an index kept open,
-with the model loaded and, below the ANN threshold, the vectors resident
-(``vq.query.resident``), and renders the output with the very functions the
-in-process command uses, so the thin client prints what it would have printed.
+with the model loaded and a snapshot of its rows (and, below the ANN
+threshold, its vectors) in memory (``vq.query.resident``), and renders the
+output with the very functions the in-process command uses, so the thin
+client prints what it would have printed.
 
 The service answers only for settings equal to the client's (a fingerprint of
 the effective settings): another ``VQ_*`` environment or an edited config that
@@ -25,7 +26,7 @@ from vq.core.errors import VqError
 from vq.core.settings import Settings, load_settings
 from vq.query import resident, warm
 from vq.query.encoders import backend, cross_encoder, query_encoder
-from vq.query.search import search
+from vq.query.search import COLUMNS, search
 from vq.query.search_output import OutputOptions, emit, exit_code, query_from, talk
 
 MAX_TEXTS = 256
@@ -42,6 +43,7 @@ class Ops:
         self._index: store.Index | None = None
         self._version: Any = None
         self._resident: store.Index | None = None
+        self._snapshot: resident.Snapshot | None = None
         self._encoder: Any = None
 
     def serving(self, on: bool) -> None:
@@ -52,7 +54,8 @@ class Ops:
         enc = self._encoder
         return {"model": self.model, "device": enc.device.name if enc else "loading",
                 "encoder": backend(enc) if enc else "loading",
-                "resident_vectors": self._resident is not None,
+                "resident_vectors": bool(self._snapshot and self._snapshot.vectors is not None),
+                "resident_rows": bool(self._snapshot and self._snapshot.rows is not None),
                 "index_dir": self.settings.index_dir}
 
     def preload(self) -> None:
@@ -117,8 +120,8 @@ class Ops:
         return loaded
 
     def index(self, settings: Settings) -> store.Index:
-        """The open index, reopened when a build committed a new version (or replaced it);
-        below the ANN threshold its vectors answer from memory (``vq.query.resident``)."""
+        """The open index, reopened when a build committed a new version (or replaced it),
+        answering from a snapshot of that version in memory (``vq.query.resident``)."""
         if self._index is None:
             self._index = store.open_for(settings)
         version = self._index.chunks.version
@@ -126,8 +129,9 @@ class Ops:
             self._index = store.open_for(settings)
             self._version = self._index.chunks.version
             self.model = self._index.meta.model
-            self._resident = (resident.wrap(self._index, resident.load(self._index))
-                              if resident.eligible(self._index, settings) else None)
+            self._snapshot = resident.load(self._index, COLUMNS,
+                                           vectors=resident.eligible(self._index, settings))
+            self._resident = resident.wrap(self._index, self._snapshot)
         return self._resident or self._index
 
     def _location(self) -> str | None:

@@ -7,7 +7,7 @@ import pytest
 
 from bench.latency import write_table
 from vq.query import resident
-from vq.query.search import _dense
+from vq.query.search import COLUMNS, _dense, _lexical
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def table(tmp_path_factory):
 def test_resident_matrix_equals_lancedb_flat_search(table, where, pool):
     settings, index = table
     assert resident.eligible(index, settings)
-    wrapped = resident.wrap(index, resident.load(index))
+    wrapped = resident.wrap(index, resident.load(index, COLUMNS))
     rng = np.random.default_rng(pool)
     for _ in range(3):
         q = rng.standard_normal(384).astype(np.float32)
@@ -42,8 +42,41 @@ def test_resident_matrix_equals_lancedb_flat_search(table, where, pool):
 
 def test_a_new_version_is_seen_by_a_reload_only(table):
     settings, index = table
-    matrix = resident.load(index)
-    assert matrix.version == index.chunks.version and len(matrix.ids) == 3000
+    snap = resident.load(index, COLUMNS)
+    assert snap.version == index.chunks.version and len(snap.ids) == 3000
     assert not resident.eligible(index, type(settings)(
         index_dir=settings.index_dir,
         maintenance=type(settings.maintenance)(vector_index_min_rows=100)))
+
+
+@pytest.mark.parametrize("vectors", [True, False])
+@pytest.mark.parametrize("where", [None, "path LIKE '%1%'"])
+def test_snapshot_rows_answer_bm25_and_vectors_as_lancedb_does(table, vectors, where):
+    """FTS (and, without the matrix, vector) queries ask LanceDB for ids and scores only and
+    take every other column from the snapshot: the very rows and scores LanceDB returns."""
+    settings, index = table
+    snap = resident.load(index, COLUMNS, vectors=vectors)
+    assert snap.rows is not None and (snap.vectors is not None) == vectors
+    wrapped = resident.wrap(index, snap)
+    for text in ("log", "metric alert", "billing invoice token"):
+        want, got = (_lexical(i, text, where, 50).to_pylist() for i in (index, wrapped))
+        assert want and got == want
+    q = np.random.default_rng(5).standard_normal(384).astype(np.float32)
+    want, got = (_dense(i, q, where, 50).to_pylist() for i in (index, wrapped))
+    assert [r["id"] for r in got] == [r["id"] for r in want] or vectors
+    assert {r["id"] for r in got} == {r["id"] for r in want}
+    assert [r["text"] for r in sorted(got, key=lambda r: r["id"])] == [
+        r["text"] for r in sorted(want, key=lambda r: r["id"])]
+
+
+def test_rows_over_the_budget_are_read_from_the_table(table, monkeypatch):
+    settings, index = table
+    monkeypatch.setattr(resident, "MAX_BYTES", 3000 * 384 * 4 + 1)  # the matrix fits, rows not
+    snap = resident.load(index, COLUMNS)
+    assert snap.rows is None and snap.vectors is not None
+    wrapped = resident.wrap(index, snap)
+    q = np.random.default_rng(6).standard_normal(384).astype(np.float32)
+    want, got = (_dense(i, q, None, 20).to_pylist() for i in (index, wrapped))
+    assert {r["id"]: r["text"] for r in got} == {r["id"]: r["text"] for r in want}
+    assert _lexical(wrapped, "metric", None, 20).to_pylist() == _lexical(
+        index, "metric", None, 20).to_pylist()
