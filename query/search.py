@@ -7,8 +7,8 @@ Plain Python, no click: the CLI, the MCP server and the benchmarks call
 from __future__ import annotations
 
 import datetime as dt
-from concurrent.futures import ThreadPoolExecutor
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
