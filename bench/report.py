@@ -201,3 +201,35 @@ SERVED = "hybrid via vq serve"  # bench.latency.SERVED: a whole search, client t
 
 def _rows(n: int | None) -> str:
     return f"{n:,} chunks" if n else "no measured size"
+
+
+def code_rank_markdown(r: dict) -> str:
+    """The code set's runs, each rule's Δ nDCG@10 against hybrid, the queries it moved,
+    and (with --docs) the sets without code, rules on against off."""
+    if "skipped" in r:
+        return f"Code ranking: skipped — {r['skipped']}\n"
+    c = r["code"]
+    parts = [_corpus_markdown(c)]
+    base = c["methods"]["hybrid"]
+    rows = []
+    for name, m in c["methods"].items():
+        if not name.startswith("hybrid ") or not m["off"]:
+            continue
+        moved = [f"{q} {_rank(base['ranks'][q])}→{_rank(r_)}" for q, r_ in m["ranks"].items()
+                 if r_ != base["ranks"][q]]
+        rows.append([name, f"{m['ndcg@10'] - base['ndcg@10']:+.4f}",
+                     f"{m['mrr@10'] - base['mrr@10']:+.4f}", ", ".join(moved) or "none"])
+    parts += ["Each rule against hybrid with all rules on (Δ = off − on; rank of the "
+              "target, – = not in the top 10):",
+              table(["run", "Δ nDCG@10", "Δ MRR@10", "queries moved (on→off)"], rows)]
+    if r.get("docs"):
+        docs = [[d["corpus"], d["queries"], d["rules on"]["ndcg@10"], d["rules off"]["ndcg@10"],
+                 "yes" if d["identical"] else "NO"] for d in r["docs"]]
+        parts += ["Sets without code chunks, hybrid:",
+                  table(["corpus", "queries", "nDCG@10 rules on", "nDCG@10 rules off",
+                         "identical hits"], docs)]
+    return "\n\n".join(parts) + "\n"
+
+
+def _rank(rank: int | None) -> str:
+    return "–" if rank is None else str(rank)
