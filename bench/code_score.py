@@ -9,7 +9,8 @@ with ``.symbol`` (a method of a class built inside a function is found as
 ``Class.method``). A hit is relevant when its path matches the target's (the
 same trailing-components rule as ``score.py``) and its ``[start_line,
 end_line]`` contains that line: the chunk that holds the definition's head,
-not one that only calls it, nor a later piece of a long body.
+not one that only calls it, nor a later piece of a long body (``any_piece``
+also reports the looser view where any chunk overlapping the definition counts).
 
 Metrics and their output are score.py's: the first relevant hit of the first
 10 counts (recall@1/5/10, MRR@10, nDCG@10 = 1/log2(rank+1)), with a
@@ -33,15 +34,15 @@ REQUIRED = ("id", "q", "path", "symbol", "style")
 METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 
 
-def definitions(source: str) -> list[tuple[str, int]]:
-    """(dotted qualified name, line of the def/class keyword) of every definition."""
-    out: list[tuple[str, int]] = []
+def definitions(source: str) -> list[tuple[str, int, int]]:
+    """(dotted qualified name, line of the def/class keyword, last line) of every definition."""
+    out: list[tuple[str, int, int]] = []
 
     def walk(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 name = f"{prefix}{child.name}"
-                out.append((name, child.lineno))
+                out.append((name, child.lineno, child.end_lineno or child.lineno))
                 walk(child, name + ".")
             else:
                 walk(child, prefix)
@@ -50,14 +51,14 @@ def definitions(source: str) -> list[tuple[str, int]]:
     return out
 
 
-def resolve(root: Path, rel: str, symbol: str) -> tuple[int | None, str | None]:
-    """(definition line, None) or (None, the problem)."""
+def resolve(root: Path, rel: str, symbol: str) -> tuple[tuple[int, int] | None, str | None]:
+    """((def line, last line), None) or (None, the problem)."""
     path = root / rel
     if not path.is_file():
         return None, f"no such file in corpus: {rel}"
     defs = definitions(path.read_text(encoding="utf-8"))
-    exact = [line for name, line in defs if name == symbol]
-    found = exact or [line for name, line in defs if name.endswith("." + symbol)]
+    exact = [(line, end) for name, line, end in defs if name == symbol]
+    found = exact or [(line, end) for name, line, end in defs if name.endswith("." + symbol)]
     if len(found) != 1:
         return None, f"symbol {symbol!r} found {len(found)} times in {rel}"
     return found[0], None
@@ -74,11 +75,11 @@ def load_queries(root: Path, path: Path) -> tuple[list[dict], list[str]]:
             problems.append(f"{path}:{no}: missing {missing} or duplicate id")
             continue
         seen.add(q["id"])
-        line_no, problem = resolve(root, q["path"], q["symbol"])
-        if problem:
+        span, problem = resolve(root, q["path"], q["symbol"])
+        if span is None:
             problems.append(f"{path}:{no} ({q['id']}): {problem}")
             continue
-        queries.append({**q, "line": line_no})
+        queries.append({**q, "line": span[0], "end": span[1]})
     return queries, problems
 
 
@@ -95,9 +96,13 @@ def path_matches(hit: str, target: str, root: Path) -> bool:
     return len(have) >= len(want) and have[len(have) - len(want):] == want
 
 
-def first_relevant_rank(query: dict, hits: list[dict], root: Path) -> int | None:
+def first_relevant_rank(query: dict, hits: list[dict], root: Path, any_piece: bool = False
+                        ) -> int | None:
+    """The judged rule: the hit holds the def line. ``any_piece``: it overlaps the whole
+    definition (a later piece of a long function counts too), a looser view."""
+    last = query["end"] if any_piece else query["line"]
     for rank, hit in enumerate(hits[:K], 1):
-        if (hit["start_line"] <= query["line"] <= hit["end_line"]
+        if (hit["start_line"] <= last and hit["end_line"] >= query["line"]
                 and path_matches(hit["path"], query["path"], root)):
             return rank
     return None
@@ -117,7 +122,8 @@ def summarise(ranks: list[int | None]) -> dict:
 
 
 def score(root: Path, queries: list[dict], results: dict[str, list[dict]]) -> dict:
-    """score.py's report shape: overall metrics, ``missing``, ``by_style``, plus ``ranks``."""
+    """score.py's report shape: overall metrics, ``missing``, ``by_style``, plus ``ranks``
+    and the looser ``any_piece`` metrics."""
     ranks = {q["id"]: first_relevant_rank(q, results.get(q["id"], []), root) for q in queries}
     styles = list(dict.fromkeys(q["style"] for q in queries))
     report = summarise(list(ranks.values()))
@@ -125,6 +131,8 @@ def score(root: Path, queries: list[dict], results: dict[str, list[dict]]) -> di
     report["by_style"] = {s: summarise([ranks[q["id"]] for q in queries if q["style"] == s])
                           for s in styles}
     report["ranks"] = ranks
+    report["any_piece"] = summarise([first_relevant_rank(q, results.get(q["id"], []), root,
+                                                         any_piece=True) for q in queries])
     return report
 
 

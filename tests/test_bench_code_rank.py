@@ -44,9 +44,9 @@ def corpus(tmp_path: Path) -> Path:
 
 def test_symbols_resolve_to_their_def_line_exact_name_first(tmp_path):
     root = corpus(tmp_path)
-    assert code_score.resolve(root, "pkg/mod.py", "Validator.iter_errors") == (7, None)
-    assert code_score.resolve(root, "pkg/mod.py", "validate") == (12, None)  # not Other's
-    assert code_score.resolve(root, "pkg/mod.py", "Other.validate") == (17, None)
+    assert code_score.resolve(root, "pkg/mod.py", "Validator.iter_errors") == ((7, 8), None)
+    assert code_score.resolve(root, "pkg/mod.py", "validate") == ((12, 13), None)  # not Other's
+    assert code_score.resolve(root, "pkg/mod.py", "Other.validate") == ((17, 18), None)
     assert code_score.resolve(root, "pkg/mod.py", "missing")[1]
     assert code_score.resolve(root, "pkg/gone.py", "x")[1]
 
@@ -64,6 +64,7 @@ def test_a_hit_counts_when_its_span_holds_the_def_line(tmp_path):
     assert got["ranks"] == {"q": 3}
     assert math.isclose(got["ndcg@10"], 1 / math.log2(4))
     assert got["by_style"]["symbol"]["mrr@10"] == 1 / 3
+    assert got["any_piece"]["mrr@10"] == 1.0  # the body-only piece counts in the loose view
 
 
 def test_the_shipped_set_is_well_formed():
@@ -82,9 +83,9 @@ def test_rules_off_switches_each_rule_and_restores_it():
         assert rules.symbol_terms("parse_config") == []
         assert not rules.secondary("tests/test_a.py", "parse")
         assert rules.SATURATION == 1.0
-    with code_rank.rules_off(("secondary",)):
+    with code_rank.rules_off(("secondary",), saturation=0.7):
         assert rules.symbol_terms("parse_config") == ["parse_config"]
-        assert rules.SATURATION == shipped[2]
+        assert rules.SATURATION == 0.7
     assert (rules.symbol_terms, rules.secondary, rules.SATURATION) == shipped
 
 
@@ -93,7 +94,7 @@ def test_report_shows_each_rules_delta_and_moved_queries():
         m = code_score.score(Path("."), [], {})
         ndcg = sum(1 / math.log2(r + 1) for r in ranks.values() if r) / len(ranks)
         return {**m, "ndcg@10": ndcg, "mrr@10": ndcg, "ranks": ranks, "off": off,
-                "ms_per_query": 1.0, "by_style": {}}
+                "ms_per_query": 1.0, "by_style": {}, "any_piece": {"ndcg@10": ndcg}}
     methods = {"hybrid": run([], {"a": 1, "b": 2}),
                "hybrid − secondary": run(["secondary"], {"a": 3, "b": 2})}
     md = report.code_rank_markdown({"code": {
