@@ -55,6 +55,8 @@ class Corpus:
     root: Path
     queries: Path
     label: str
+    kind: str = "docs"
+    include: tuple[str, ...] = ("*.md",)
 
 
 def docker_corpus() -> Corpus | None:
@@ -231,8 +233,8 @@ def _build(corpus: Corpus, base: Path, rerank: str | None = None) -> tuple[Path,
     """`vq build` of the corpus in a fresh process: (config, process, JSON summary)."""
     extra = {"search": {"rerank_model": rerank}} if rerank else {}
     config = write_config(base / "vq.yaml", base / "index",
-                          {corpus.name: {"path": corpus.root, "kind": "docs",
-                                         "include": ["*.md"]}}, **extra)
+                          {corpus.name: {"path": corpus.root, "kind": corpus.kind,
+                                         "include": list(corpus.include)}}, **extra)
     log(f"{corpus.name}: vq build")
     built = vq("--config", config, "build", "--json", "--no-progress")
     if built.rc != 0:

@@ -201,3 +201,38 @@ SERVED = "hybrid via vq serve"  # bench.latency.SERVED: a whole search, client t
 
 def _rows(n: int | None) -> str:
     return f"{n:,} chunks" if n else "no measured size"
+
+
+def code_rank_markdown(r: dict) -> str:
+    """The code set's runs, each rule's Δ nDCG@10 against hybrid, the queries it moved,
+    and (with --docs) the sets without code, rules on against off."""
+    if "skipped" in r:
+        return f"Code ranking: skipped — {r['skipped']}\n"
+    c = r["code"]
+    parts = [_corpus_markdown(c)]
+    base = c["methods"]["hybrid"]
+    rows = [["hybrid (as shipped)", base["ndcg@10"], "", "", base["any_piece"]["ndcg@10"], ""]]
+    for name, m in c["methods"].items():
+        if not name.startswith("hybrid ") or not (m["off"] or m.get("saturation")):
+            continue
+        moved = [f"{q} {_rank(base['ranks'][q])}→{_rank(r_)}" for q, r_ in m["ranks"].items()
+                 if r_ != base["ranks"][q]]
+        rows.append([name, m["ndcg@10"], f"{m['ndcg@10'] - base['ndcg@10']:+.4f}",
+                     f"{m['mrr@10'] - base['mrr@10']:+.4f}", m["any_piece"]["ndcg@10"],
+                     ", ".join(moved) or "none"])
+    parts += ["Each change against hybrid as shipped (Δ = run − hybrid; the target's rank, "
+              "– = not in the top 10; *any piece*: a chunk overlapping the target "
+              "definition counts, not only the one holding its def line):",
+              table(["run", "nDCG@10", "Δ nDCG@10", "Δ MRR@10", "nDCG@10 any piece",
+                     "queries moved (hybrid→run)"], rows)]
+    if r.get("docs"):
+        docs = [[d["corpus"], d["queries"], d["rules on"]["ndcg@10"], d["rules off"]["ndcg@10"],
+                 "yes" if d["identical"] else "NO"] for d in r["docs"]]
+        parts += ["Sets without code chunks, hybrid:",
+                  table(["corpus", "queries", "nDCG@10 rules on", "nDCG@10 rules off",
+                         "identical hits"], docs)]
+    return "\n\n".join(parts) + "\n"
+
+
+def _rank(rank: int | None) -> str:
+    return "–" if rank is None else str(rank)

@@ -258,8 +258,8 @@ def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weigh
 
 
 def _section(row: dict) -> tuple[str, ...]:
-    """Pieces of one split section share this key; code keeps every piece (its files are
-    handled by per-file saturation instead)."""
+    """Pieces of one split section share this key; code keeps every piece (a file's
+    chunks are each a candidate, see ``code_rank``)."""
     if row.get("kind") == "code":
         return (row["id"],)
     return (row["vault"], row["path"], row["breadcrumb"])
@@ -267,8 +267,8 @@ def _section(row: dict) -> tuple[str, ...]:
 
 def _code_signals(index: store.Index, text: str, where: str | None, ranked: list[str],
                   rows: dict[str, dict]) -> list[str]:
-    """Definitions named by the query first, tests/examples lower, per-file saturation
-    (``vq.query.code_rank``); definitions the pools missed are fetched by symbol."""
+    """Definitions named by the query first, tests/examples lower (``vq.query.code_rank``);
+    definitions the pools missed are fetched by symbol."""
     if not any(row.get("kind") == "code" for row in rows.values()):
         return ranked  # no code among the candidates: a notes/docs index, nothing to do
     terms = code_rank.symbol_terms(text)
