@@ -48,6 +48,7 @@ class Snapshot:
     rows: Any = None            # pyarrow.Table of the result columns, or None (too big)
     vectors: np.ndarray | None = None  # float32 (rows, dim), unit rows; None: LanceDB's
     stored: Any = np.float32    # the vector column's dtype: LanceDB casts the query to it
+    flat: bool = True           # the matrix answers the scan; False: it refines ANN hits
 
 
 def eligible(index: Any, settings: Any) -> bool:
@@ -61,9 +62,16 @@ def eligible(index: Any, settings: Any) -> bool:
                    for i in index.chunks.list_indices())
 
 
-def load(index: Any, columns: list[str], vectors: bool = True) -> Snapshot:
+def fits(index: Any) -> bool:
+    """The vector matrix fits ``MAX_BYTES``."""
+    return index.chunks.count_rows() * index.meta.dim * 4 <= MAX_BYTES
+
+
+def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
+         ) -> Snapshot:
     """The table's current version: ids, the result ``columns`` while they fit beside the
-    vectors, and (``vectors``) the vector matrix."""
+    vectors, and (``vectors``) the vector matrix, which answers the scan itself (``flat``)
+    or re-ranks the ANN index's candidates exactly from memory."""
     version = index.chunks.version
     pinned = index.db.open_table(index.chunks.name)
     pinned.checkout(version)
@@ -72,7 +80,8 @@ def load(index: Any, columns: list[str], vectors: bool = True) -> Snapshot:
     ids = np.asarray(data["id"].to_pylist(), dtype=object)
     snap = Snapshot(version, pinned, ids, data["_rowid"].to_numpy(),
                     {i: n for n, i in enumerate(ids)},
-                    stored=np.float16 if index.meta.vector_dtype == "float16" else np.float32)
+                    stored=np.float16 if index.meta.vector_dtype == "float16" else np.float32,
+                    flat=flat)
     matrix_bytes = 0
     if vectors:
         snap.vectors = _unit_rows(data["vector"], index.meta.dim)
@@ -111,7 +120,8 @@ class _Chunks:
         snap = self._snap
         vector = kwargs.get("vector_column_name") == "vector" and args
         if vector and snap.vectors is not None:
-            return _VectorQuery(snap, args[0])
+            return (_VectorQuery(snap, args[0]) if snap.flat
+                    else _Refined(snap.pinned.search(*args, **kwargs), snap, args[0]))
         query = snap.pinned.search(*args, **kwargs)
         if snap.rows is not None and (vector or kwargs.get("query_type") == "fts"):
             return _Joined(query, snap)
@@ -166,13 +176,63 @@ class _Joined:
         return out
 
 
+class _Refined(_Joined):
+    """An ANN query whose ``refine_factor`` re-ranking runs on the snapshot's vectors.
+
+    LanceDB's refine reads each candidate's full vector from disk: at 1M chunks
+    ~140 ms for 500 candidates, against ~11 ms for the quantised search alone.
+    Here the index is asked for ``refine x limit`` ids, and their exact cosine
+    distances come from the matrix: the same re-ranking, from memory.
+    """
+
+    def __init__(self, query: Any, snap: Snapshot, vector: Any) -> None:
+        super().__init__(query, snap)
+        self._q = _unit_query(vector, snap.stored)
+        self._refine = 1
+        self._limit = 10
+
+    def refine_factor(self, n: int) -> _Refined:
+        self._refine = max(1, int(n))
+        return self
+
+    def limit(self, k: int) -> _Refined:
+        self._limit = int(k)
+        return self
+
+    def select(self, columns: list[str]) -> _Refined:
+        self._columns = [c for c in columns if c != "_distance"]
+        self._query = self._query.select(["id"])
+        return self
+
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        vectors = self._snap.vectors
+        assert vectors is not None
+        found = self._query.limit(self._limit * self._refine).to_arrow()["id"].to_pylist()
+        rows = np.fromiter((self._snap.position[i] for i in found), dtype=np.int64,
+                           count=len(found))
+        scores = vectors[rows] @ self._q
+        best = np.lexsort((rows, -scores))[:self._limit]  # best first; ties by row
+        columns = list(self._columns or [f.name for f in self._snap.pinned.schema
+                                         if f.name != "vector"])
+        table = rows_of(self._snap, rows[best], columns)
+        return table.append_column("_distance",
+                                   pa.array((1.0 - scores[best]).astype(np.float32)))
+
+
+def _unit_query(vector: Any, stored: Any) -> np.ndarray:
+    """The query as LanceDB compares it: cast to the column's dtype, then unit length."""
+    q = np.asarray(vector, dtype=stored).reshape(-1).astype(np.float32)
+    return q / max(float(np.linalg.norm(q)), 1e-12)
+
+
 class _VectorQuery:
     """The builder calls ``search._dense`` makes, answered from the matrix."""
 
     def __init__(self, snap: Snapshot, vector: Any) -> None:
         self.snap = snap
-        q = np.asarray(vector, dtype=snap.stored).reshape(-1).astype(np.float32)
-        self.q = q / max(float(np.linalg.norm(q)), 1e-12)
+        self.q = _unit_query(vector, snap.stored)
         self.filter: str | None = None
         self.columns: list[str] | None = None
         self.k = 10

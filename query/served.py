@@ -129,8 +129,10 @@ class Ops:
             self._index = store.open_for(settings)
             self._version = self._index.chunks.version
             self.model = self._index.meta.model
+            flat = resident.eligible(self._index, settings)
             self._snapshot = resident.load(self._index, COLUMNS,
-                                           vectors=resident.eligible(self._index, settings))
+                                           vectors=flat or resident.fits(self._index),
+                                           flat=flat)
             self._resident = resident.wrap(self._index, self._snapshot)
         return self._resident or self._index
 

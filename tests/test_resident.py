@@ -80,3 +80,24 @@ def test_rows_over_the_budget_are_read_from_the_table(table, monkeypatch):
     assert {r["id"]: r["text"] for r in got} == {r["id"]: r["text"] for r in want}
     assert _lexical(wrapped, "metric", None, 20).to_pylist() == _lexical(
         index, "metric", None, 20).to_pylist()
+
+
+def test_ann_candidates_are_refined_from_memory_as_lancedb_refines_them(tmp_path):
+    """With a vector index the matrix only re-ranks the index's refine x limit candidates:
+    the same ids and exact distances as LanceDB's own refine_factor, read from disk."""
+    from bench.latency import add_vector_index
+
+    settings, index, _ = write_table(tmp_path / "ann", 3000)
+    add_vector_index(settings, index)
+    assert not resident.eligible(index, settings) and resident.fits(index)
+    snap = resident.load(index, COLUMNS, vectors=True, flat=False)
+    wrapped = resident.wrap(index, snap)
+    rng = np.random.default_rng(9)
+    for where in (None, "path LIKE '%1%'"):
+        q = rng.standard_normal(384).astype(np.float32)
+        want, got = (_dense(i, q, where, 30).to_pylist() for i in (index, wrapped))
+        assert len(got) == len(want) == 30
+        assert {r["id"]: r["text"] for r in got} == {r["id"]: r["text"] for r in want}
+        mine = {r["id"]: r["_distance"] for r in got}
+        assert all(abs(mine[r["id"]] - r["_distance"]) <= 1e-6 for r in want)
+        assert [r["_distance"] for r in got] == sorted(r["_distance"] for r in got)
