@@ -22,7 +22,7 @@ def serve(ctx: click.Context, stop: bool, lock_fd: int | None) -> None:
     """Answer `vq search` (and MCP encodes) from a resident process for this index.
 
     It holds the index open, the index's model loaded (the ONNX export when the
-    build wrote one) and, below the ANN threshold, the vectors in memory; a
+    build wrote one) and a snapshot of its rows and vectors in memory; a
     search answered by it prints the same as in-process (see `--explain`:
     encoder=service pid N). It exits after serve.idle_minutes without requests
     (0: never) or on SIGTERM. A search starts one by itself when
