@@ -34,11 +34,16 @@ def eval_dir() -> Path:
     return Path(override) if override else REPO.parent / "shared" / "eval"
 
 
+# offline, plain output, and a timed search never starts a service (a bench that
+# measures one starts it itself)
+BENCH_VARIABLES = {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "NO_COLOR": "1",
+                   "VQ_SEARCH__AUTOSTART": "false"}
+
+
 def bench_env() -> dict[str, str]:
     """The environment for child processes: offline, no user config, no stray VQ_* settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VQ_")}
-    env.update(HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", NO_COLOR="1",
-               VQ_SEARCH__AUTOSTART="false")  # a timed search never starts a service
+    env.update(BENCH_VARIABLES)
     return env
 
 
@@ -47,7 +52,7 @@ def prepare_env() -> None:
     for name in [n for n in os.environ if n.startswith("VQ_") and not n.startswith("VQ_BENCH")]:
         if name != "VQ_EVAL_DIR":
             del os.environ[name]
-    os.environ.update(HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", NO_COLOR="1")
+    os.environ.update(BENCH_VARIABLES)
 
 
 def write_config(path: Path, index_dir: Path, vaults: dict[str, dict], **extra: Any) -> Path:
