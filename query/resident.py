@@ -54,9 +54,8 @@ class Snapshot:
 def eligible(index: Any, settings: Any) -> bool:
     """Vectors in memory are what LanceDB would do, a flat scan: no vector index, not
     above the threshold (``vector_index_min_rows: 0`` never builds one), and they fit."""
-    rows = index.chunks.count_rows()
     threshold = settings.maintenance.vector_index_min_rows
-    if (threshold and rows > threshold) or rows * index.meta.dim * 4 > MAX_BYTES:
+    if (threshold and index.chunks.count_rows() > threshold) or not fits(index):
         return False
     return not any("vector" in (getattr(i, "columns", None) or [])
                    for i in index.chunks.list_indices())
