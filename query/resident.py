@@ -12,7 +12,9 @@ therefore holds one table version as a ``Snapshot``:
   and only while the table has no vector index), every vector as one float32
   matrix, each row unit length. A dense query is one matrix-vector product: at
   100k chunks ~9 ms, where LanceDB's flat scan reads and converts the whole
-  vector column on every query.
+  vector column on every query. From ``screen.MIN_ROWS`` rows an int8 copy
+  screens them first (``vq.query.screen``, ~2-3 ms at 100k) and only the rows
+  that can reach the top k are scored in float32: the same exact result.
 
 Every query of a snapshot runs on a handle pinned to its version, so an id
 found by BM25 always has its row; the service loads a new snapshot when a
@@ -49,6 +51,7 @@ class Snapshot:
     vectors: np.ndarray | None = None  # float32 (rows, dim), unit rows; None: LanceDB's
     stored: Any = np.float32    # the vector column's dtype: LanceDB casts the query to it
     flat: bool = True           # the matrix answers the scan; False: it refines ANN hits
+    screen: Any = None          # vq.query.screen.Screen of ``vectors`` (flat scans only)
 
 
 def eligible(index: Any, settings: Any) -> bool:
@@ -85,6 +88,11 @@ def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
     if vectors:
         snap.vectors = _unit_rows(data["vector"], index.meta.dim)
         matrix_bytes = snap.vectors.nbytes
+        if flat:
+            from vq.query import screen
+            from vq.query.onnx_encoder import intra_threads
+
+            snap.screen = screen.build(snap.vectors, intra_threads())
     rows = data.select(list(dict.fromkeys(["id", *columns])))
     if matrix_bytes + rows.nbytes <= MAX_BYTES:
         snap.rows = rows.combine_chunks()
@@ -264,16 +272,29 @@ class _VectorQuery:
 
         vectors = self.snap.vectors
         assert vectors is not None
-        allowed = self._allowed()
-        scores = vectors[allowed] @ self.q if allowed is not None else vectors @ self.q
+        rows, scores = self._scan(vectors, self._allowed())
         n, k = len(scores), min(self.k, len(scores))
         top = np.argpartition(scores, n - k)[n - k:] if k else np.empty(0, dtype=np.int64)
-        top = top[np.lexsort((top, -scores[top]))]  # best first; ties by row
-        chosen = allowed[top] if allowed is not None else top
+        chosen = top if rows is None else rows[top]
+        order = np.lexsort((chosen, -scores[top]))  # best first; ties by row
         columns = list(self.columns or [f.name for f in self.snap.pinned.schema])
-        table = rows_of(self.snap, chosen, columns)
-        distance = pa.array((1.0 - scores[top]).astype(np.float32))
+        table = rows_of(self.snap, chosen[order], columns)
+        distance = pa.array((1.0 - scores[top][order]).astype(np.float32))
         return table.append_column("_distance", distance)
+
+    def _scan(self, vectors: np.ndarray, allowed: np.ndarray | None
+              ) -> tuple[np.ndarray | None, np.ndarray]:
+        """(rows, their float32 scores); rows None: all of them, in order. The int8 screen
+        narrows the rows to those that can reach the top k (``vq.query.screen``)."""
+        from vq.query import screen
+
+        if self.snap.screen is not None:
+            rows = screen.candidates(self.snap.screen, self.q, self.k, allowed)
+            if rows is not None:
+                return rows, vectors[rows] @ self.q
+        if allowed is None:
+            return None, vectors @ self.q
+        return allowed, vectors[allowed] @ self.q
 
     def _allowed(self) -> np.ndarray | None:
         """Matrix rows that pass the prefilter (None: all), found by a scalar-only scan."""

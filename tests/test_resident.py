@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bench.latency import write_table
-from vq.query import resident
+from vq.query import resident, screen
 from vq.query.search import COLUMNS, _dense, _lexical
 
 
@@ -19,15 +19,24 @@ def table(tmp_path_factory):
 @pytest.mark.parametrize("where", [None, "path LIKE '%1%'", "start_line = 1 AND mtime > 0",
                                    "false"])
 @pytest.mark.parametrize("pool", [1, 100, 5000])
-def test_resident_matrix_equals_lancedb_flat_search(table, where, pool):
+@pytest.mark.parametrize("screened", [False, True])
+def test_resident_matrix_equals_lancedb_flat_search(table, where, pool, screened, monkeypatch):
+    """With or without the int8 screen (``vq.query.screen``, forced on for this small
+    table) the matrix returns LanceDB's exact flat-scan rows."""
     settings, index = table
     assert resident.eligible(index, settings)
-    wrapped = resident.wrap(index, resident.load(index, COLUMNS))
+    monkeypatch.setattr(screen, "MIN_ROWS", 0 if screened else 10**9)
+    snap = resident.load(index, COLUMNS)
+    assert (snap.screen is not None) == screened
+    wrapped = resident.wrap(index, snap)
     rng = np.random.default_rng(pool)
     for _ in range(3):
         q = rng.standard_normal(384).astype(np.float32)
         want = _dense(index, q, where, pool).to_pylist()
         got = _dense(wrapped, q, where, pool).to_pylist()
+        if screened and pool < 5000 and where is None:  # the screen narrowed, not the fallback
+            unit = resident._unit_query(q, snap.stored)
+            assert len(screen.candidates(snap.screen, unit, pool)) < 3000 / 4
         assert len(got) == len(want)
         assert [r["_distance"] for r in got] == pytest.approx(
             [r["_distance"] for r in want], abs=1e-6)
