@@ -52,6 +52,7 @@ class Snapshot:
     stored: Any = np.float32    # the vector column's dtype: LanceDB casts the query to it
     flat: bool = True           # the matrix answers the scan; False: it refines ANN hits
     screen: Any = None          # vq.query.screen.Screen of ``vectors`` (flat scans only)
+    rowid_order: np.ndarray | None = None  # argsort of ``row_ids``, made on first use
 
 
 def eligible(index: Any, settings: Any) -> bool:
@@ -111,6 +112,21 @@ def _unit_rows(column: Any, dim: int) -> np.ndarray:
     return out
 
 
+def positions(snap: Snapshot, row_ids: Any) -> np.ndarray:
+    """Snapshot rows of LanceDB ``_rowid`` values from ``snap.pinned``. Asking a query for
+    row ids instead of chunk ids spares LanceDB reading the id column of every hit
+    (~4 ms of a 100-hit BM25 query at 100k chunks)."""
+    order = snap.rowid_order
+    if order is None:
+        order = snap.rowid_order = np.argsort(snap.row_ids, kind="stable")
+    wanted = np.asarray(row_ids, dtype=snap.row_ids.dtype)
+    at = np.minimum(np.searchsorted(snap.row_ids, wanted, sorter=order), len(order) - 1)
+    found = order[at] if len(order) else at
+    if len(wanted) and not np.array_equal(snap.row_ids[found], wanted):
+        raise LookupError("a row id the snapshot does not hold: its version changed")
+    return found
+
+
 def wrap(index: Any, snap: Snapshot) -> Any:
     """``index`` with its chunks table answering searches from ``snap``."""
     return dataclasses.replace(index, chunks=_Chunks(index.chunks, snap))
@@ -168,14 +184,13 @@ class _Joined:
 
     def select(self, columns: list[str]) -> _Joined:
         self._columns = list(columns)
-        self._query = self._query.select(["id", *(c for c in columns if c in SCORES)])
+        scores = [c for c in columns if c in SCORES]
+        self._query = self._query.select(scores or ["id"]).with_row_id(True)
         return self
 
     def to_arrow(self) -> Any:
         found = self._query.to_arrow()
-        position = self._snap.position
-        rows = np.fromiter((position[i] for i in found["id"].to_pylist()), dtype=np.int64,
-                           count=found.num_rows)
+        rows = positions(self._snap, found["_rowid"].to_numpy())
         columns = self._columns or self._snap.rows.column_names
         out = rows_of(self._snap, rows, [c for c in columns if c not in SCORES])
         for name in (c for c in columns if c in SCORES and c in found.column_names):
@@ -208,7 +223,7 @@ class _Refined(_Joined):
 
     def select(self, columns: list[str]) -> _Refined:
         self._columns = [c for c in columns if c != "_distance"]
-        self._query = self._query.select(["id"])
+        self._query = self._query.select(["_distance"]).with_row_id(True)
         return self
 
     def to_arrow(self) -> Any:
@@ -216,9 +231,8 @@ class _Refined(_Joined):
 
         vectors = self._snap.vectors
         assert vectors is not None
-        found = self._query.limit(self._limit * self._refine).to_arrow()["id"].to_pylist()
-        rows = np.fromiter((self._snap.position[i] for i in found), dtype=np.int64,
-                           count=len(found))
+        found = self._query.limit(self._limit * self._refine).to_arrow()
+        rows = positions(self._snap, found["_rowid"].to_numpy())
         scores = vectors[rows] @ self._q
         best = np.lexsort((rows, -scores))[:self._limit]  # best first; ties by row
         columns = list(self._columns or [f.name for f in self._snap.pinned.schema
