@@ -33,6 +33,7 @@ from vq.core.errors import ServiceRunning
 
 MAX_CONNECTIONS = 64
 IDLE_CONNECTION_SECONDS = 10.0
+REFRESH_SECONDS = 2.0  # how often the ops are asked to pick up a build's new version
 OPS_MODULE = "vq.query.served"
 
 
@@ -137,6 +138,13 @@ class Service(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             if self.idle():
                 self.stopped.set()
 
+    def watch_versions(self) -> None:
+        """Between queries, let the ops load what a build committed (``Ops.refresh``), so
+        the first search after a build does not wait for the new snapshot."""
+        refresh = getattr(self.ops, "refresh", None)
+        while refresh is not None and not self.stopped.wait(REFRESH_SECONDS):
+            refresh()
+
     def server_close(self) -> None:
         super().server_close()
         with contextlib.suppress(OSError):
@@ -176,6 +184,7 @@ def start(settings: Any, idle_minutes: float = 0.0, lock_fd: int | None = None) 
     service.preloading.start()
     threading.Thread(target=service.serve_forever, name="vq-serve", daemon=True).start()
     threading.Thread(target=service.watch_idle, name="vq-idle", daemon=True).start()
+    threading.Thread(target=service.watch_versions, name="vq-refresh", daemon=True).start()
     return service
 
 

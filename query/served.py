@@ -68,6 +68,18 @@ class Ops:
             except Exception:  # noqa: BLE001 - the first request reports what is wrong
                 pass
 
+    def refresh(self) -> None:
+        """Load a version a build committed since the last query (the service's watcher
+        calls this every few seconds), so that no query pays for the new snapshot."""
+        if self._index is None or not self.lock.acquire(blocking=False):
+            return  # nothing served yet, or a query is running: it reloads itself
+        try:
+            self.index(self.settings)
+        except Exception:  # noqa: BLE001 - the next query reports what is wrong
+            pass
+        finally:
+            self.lock.release()
+
     def answer(self, msg: dict[str, Any]) -> dict[str, Any]:
         op = msg["op"]
         if op == "search":

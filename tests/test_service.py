@@ -331,3 +331,26 @@ def test_an_idle_service_exits_by_itself(built, tmp_path):
     assert "stopped; socket removed" in err
     assert not service_socket(built.index_dir).exists()
     assert not sockets.is_running(built.index_dir)
+
+
+def test_the_service_loads_a_build_s_new_version_before_any_query_asks(built, build, vault):
+    """A build commits; within a few seconds the service holds the new snapshot itself,
+    so the first search after a cron build does not pay for loading it."""
+    from vq.core import service, store
+
+    svc = service.start(built)
+    try:
+        svc.preloading.join(120)
+        first = svc.ops._snapshot
+        assert first is not None and first.version == store.open_for(built).chunks.version
+        (vault / "fresh-note.md").write_text("# Fresh\n\nA quokka crossed the build.\n",
+                                             encoding="utf-8")
+        assert build(built).outcome == "ok"
+        version = store.open_for(built).chunks.version
+        assert version != first.version
+        snap = wait_for(lambda: svc.ops._snapshot if svc.ops._snapshot.version == version
+                        else None, timeout=60)
+        assert "fresh-note.md" in snap.rows["path"].to_pylist()
+        assert "fresh-note.md" not in first.rows["path"].to_pylist()
+    finally:
+        service.stop(svc)
