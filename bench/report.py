@@ -73,7 +73,16 @@ def ann_markdown(r: dict) -> str:
     head = (f"ANN (IVF_HNSW_SQ) recall@10 against exact search, {r['real_vectors']} real "
             f"{r['model']} vectors (max_seq {r['max_seq_length']}), {r['queries']} held-out "
             "chunks as queries:\n\n")
-    return head + table(["rows", "index s", "nprobes", "refine", "recall@10", "p50 ms"], rows)
+    out = head + table(["rows", "index s", "nprobes", "refine", "recall@10", "p50 ms"], rows)
+    screens = [[size, m["candidates_p50"], m["candidates_max"], m["exact_top_k"],
+                m["screened_ms"]["p50_ms"], m["float32_scan_ms"]["p50_ms"], m["build_seconds"]]
+               for size, m in r.get("screen", {}).items() if "exact_top_k" in m]
+    if screens:
+        out += ("\n\nThe service's exact scan with the int8 screen (`vq.query.screen`) on the "
+                "same vectors, top 100:\n\n" + table(
+                    ["rows", "candidates p50", "max", "exact top 100", "screened p50 ms",
+                     "float32 scan p50 ms", "screen build s"], screens))
+    return out
 
 
 def _style_table(methods: dict) -> str:

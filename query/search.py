@@ -21,10 +21,11 @@ from vq.query.encoders import cross_encoder, query_encoder
 from vq.query.filters import Filters, combine, explain_empty, predicates
 
 # With an ANN index (maintenance.vector_index_min_rows): the IVF partitions probed, and
-# the pool re-ranked exactly from refine x pool candidates. On real MiniLM vectors
-# (bench.ann) the quantised index alone kept recall@10 0.963 at 5.8k rows, 0.9995 with
-# refine 5; nprobes 10-80 made no difference at that size (few partitions).
-ANN_NPROBES, ANN_REFINE = 20, 5
+# the pool re-ranked exactly from refine x pool candidates. On 100k real MiniLM vectors
+# (bench.ann, bench/results/2026-12-03-ann-100k.md) recall@10 against exact search is
+# 0.812 without refine, 0.940 with refine 5 and 0.965 with 10; nprobes 10-80 changed
+# nothing. The service re-ranks from memory, so the larger refine costs it ~1 ms.
+ANN_NPROBES, ANN_REFINE = 20, 10
 DEFINITIONS = 20  # symbol definitions fetched when the query names a symbol
 COLUMNS = ["id", "vault", "path", "kind", "language", "breadcrumb", "symbol", "start_line",
            "end_line", "page", "text", "body_start", "doc_date", "mtime"]
