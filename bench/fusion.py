@@ -143,13 +143,9 @@ def table(scores: dict[str, dict[str, dict]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--work", type=Path, help="scratch folder with (or for) the built corpora")
-    ap.add_argument("--json", type=Path, help="also write the results here")
-    args = ap.parse_args(argv)
-    prepare_env()
-    work = scratch(args.work, "fusion")
+def dev_scores(work: Path, fetch: Any, score: Any) -> dict[str, dict]:
+    """Each dev set built once in ``work``, its queries' pools fetched once
+    (``fetch(config, queries)``) and scored per variant (``score(corpus, pools, dir)``)."""
     scores = {}
     for corpus in (quality.docker_corpus(), quality.devset_corpus(work)):
         if corpus is None:
@@ -157,13 +153,29 @@ def main(argv: list[str] | None = None) -> int:
         config, _ = quality.build_corpus(corpus, work)
         queries = quality.read_queries(corpus.queries)
         log(f"{corpus.name}: pools for {len(queries)} queries")
-        scores[corpus.name] = evaluate(corpus, pools(config, queries), work / corpus.name)
-    result = {"scores": scores, "choice": choose(scores)}
-    print(table(scores))
+        scores[corpus.name] = score(corpus, fetch(config, queries), work / corpus.name)
+    return scores
+
+
+def dev_main(argv: list[str] | None, doc: str, name: str, fetch: Any, score: Any,
+             choose_: Any, render: Any) -> int:
+    """The command line of a dev-set experiment: --work, --json; the table, the choice."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--work", type=Path, help="scratch folder with (or for) the built corpora")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    args = ap.parse_args(argv)
+    prepare_env()
+    scores = dev_scores(scratch(args.work, name), fetch, score)
+    result = {"scores": scores, "choice": choose_(scores)}
+    print(render(scores))
     print(json.dumps(result["choice"]))
     if args.json:
         save_json(args.json, result)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return dev_main(argv, __doc__, "fusion", pools, evaluate, choose, table)
 
 
 if __name__ == "__main__":

@@ -19,8 +19,6 @@ wins, ties to the smaller ``m`` and ``beta``. Otherwise nothing changes.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -30,7 +28,7 @@ import numpy as np
 
 from bench import fusion as fusion_bench
 from bench import quality
-from bench.common import log, prepare_env, save_json, scratch, settings_for
+from bench.common import settings_for
 from vq.query import fusion
 
 M = (3, 5, 10)
@@ -118,31 +116,16 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
     return {"ships": best, "mean_ndcg@10": {n: round(mean(n), 4) for n, _ in variants()}}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--work", type=Path, help="scratch folder with (or for) the built corpora")
-    ap.add_argument("--json", type=Path, help="also write the results here")
-    args = ap.parse_args(argv)
-    prepare_env()
-    work = scratch(args.work, "prf")
-    scores = {}
-    for corpus in (quality.docker_corpus(), quality.devset_corpus(work)):
-        if corpus is None:
-            continue
-        config, _ = quality.build_corpus(corpus, work)
-        queries = quality.read_queries(corpus.queries)
-        log(f"{corpus.name}: pools for {len(queries)} queries")
-        scores[corpus.name] = evaluate(corpus, entries(config, queries), work / corpus.name)
-    result = {"scores": scores, "choice": choose(scores)}
-    rows = [[name] + [scores[s][name][m] for s in scores for m in METRICS]
-            for name, _ in variants()]
+def render(scores: dict[str, dict[str, dict]]) -> str:
     from bench.report import table
 
-    print(table(["variant"] + [f"{s} {m}" for s in scores for m in METRICS], rows))
-    print(json.dumps(result["choice"]))
-    if args.json:
-        save_json(args.json, result)
-    return 0
+    rows = [[name] + [scores[s][name][m] for s in scores for m in METRICS]
+            for name, _ in variants()]
+    return table(["variant"] + [f"{s} {m}" for s in scores for m in METRICS], rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return fusion_bench.dev_main(argv, __doc__, "prf", entries, evaluate, choose, render)
 
 
 if __name__ == "__main__":
