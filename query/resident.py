@@ -52,7 +52,8 @@ class Snapshot:
     stored: Any = np.float32    # the vector column's dtype: LanceDB casts the query to it
     flat: bool = True           # the matrix answers the scan; False: it refines ANN hits
     screen: Any = None          # vq.query.screen.Screen of ``vectors`` (flat scans only)
-    rowid_order: np.ndarray | None = None  # argsort of ``row_ids``, made on first use
+    rowid_order: np.ndarray = dataclasses.field(  # argsort of ``row_ids``
+        default_factory=lambda: np.empty(0, dtype=np.int64))
 
 
 def eligible(index: Any, settings: Any) -> bool:
@@ -85,6 +86,7 @@ def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
                     {i: n for n, i in enumerate(ids)},
                     stored=np.float16 if index.meta.vector_dtype == "float16" else np.float32,
                     flat=flat)
+    snap.rowid_order = np.argsort(snap.row_ids, kind="stable")
     matrix_bytes = 0
     if vectors:
         snap.vectors = _unit_rows(data["vector"], index.meta.dim)
@@ -117,8 +119,6 @@ def positions(snap: Snapshot, row_ids: Any) -> np.ndarray:
     row ids instead of chunk ids spares LanceDB reading the id column of every hit
     (~4 ms of a 100-hit BM25 query at 100k chunks)."""
     order = snap.rowid_order
-    if order is None:
-        order = snap.rowid_order = np.argsort(snap.row_ids, kind="stable")
     wanted = np.asarray(row_ids, dtype=snap.row_ids.dtype)
     at = np.minimum(np.searchsorted(snap.row_ids, wanted, sorter=order), len(order) - 1)
     found = order[at] if len(order) else at
