@@ -131,6 +131,33 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
     return {"heading_boost": boost, "fusion": best, "mean_ndcg@10": round(mean(best), 4)}
 
 
+def ship(scores: dict[str, dict[str, dict]], names: list[str], gain: float = 0.01,
+         slack: float = 0.005) -> dict[str, Any]:
+    """The dev-set experiments' shipping rule: ``names[0]`` is the default; another
+    variant ships only if its mean nDCG@10 over the sets is ``gain`` above the
+    default's and no metric drops by more than ``slack`` on any set. Of those, the
+    highest mean; ties to the earlier name."""
+    sets = list(scores)
+
+    def mean(name: str) -> float:
+        return statistics.mean(scores[s][name]["ndcg@10"] for s in sets)
+
+    base = names[0]
+    passing = [name for name in names[1:]
+               if mean(name) >= mean(base) + gain
+               and all(scores[s][name][m] >= scores[s][base][m] - slack
+                       for s in sets for m in METRICS)]
+    best = max(passing, key=lambda n: round(mean(n), 4), default=None)
+    return {"ships": best, "mean_ndcg@10": {n: round(mean(n), 4) for n in names}}
+
+
+def render_rows(scores: dict[str, dict[str, dict]], names: list[str]) -> str:
+    from bench.report import table as markdown_table
+
+    rows = [[name] + [scores[s][name][m] for s in scores for m in METRICS] for name in names]
+    return markdown_table(["variant"] + [f"{s} {m}" for s in scores for m in METRICS], rows)
+
+
 def table(scores: dict[str, dict[str, dict]]) -> str:
     sets = list(scores)
     head = "| variant | " + " | ".join(f"{s} {m}" for s in sets for m in METRICS) + " |"

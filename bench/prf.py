@@ -19,7 +19,6 @@ wins, ties to the smaller ``m`` and ``beta``. Otherwise nothing changes.
 
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,6 @@ M = (3, 5, 10)
 BETAS = (0.5, 1.0)
 SOURCES = ("fused", "dense")
 WEIGHT = 0.4  # the default fusion (core.settings: convex, lexical_weight 0.4, no floor)
-METRICS = ("recall@10", "mrr@10", "ndcg@10")
 
 
 def fused(lexical: dict[str, float], dense: dict[str, float]) -> list[str]:
@@ -102,26 +100,11 @@ def evaluate(corpus: quality.Corpus, found: list[dict], work: Path) -> dict[str,
 
 def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
     """The rule of the module docstring."""
-    sets = list(scores)
-
-    def mean(name: str) -> float:
-        return statistics.mean(scores[s][name]["ndcg@10"] for s in sets)
-
-    base = "default hybrid"
-    passing = [name for name, _ in variants()[1:]
-               if mean(name) >= mean(base) + 0.01
-               and all(scores[s][name][m] >= scores[s][base][m] - 0.005
-                       for s in sets for m in METRICS)]
-    best = max(passing, key=lambda n: round(mean(n), 4), default=None)
-    return {"ships": best, "mean_ndcg@10": {n: round(mean(n), 4) for n, _ in variants()}}
+    return fusion_bench.ship(scores, [name for name, _ in variants()])
 
 
 def render(scores: dict[str, dict[str, dict]]) -> str:
-    from bench.report import table
-
-    rows = [[name] + [scores[s][name][m] for s in scores for m in METRICS]
-            for name, _ in variants()]
-    return table(["variant"] + [f"{s} {m}" for s in scores for m in METRICS], rows)
+    return fusion_bench.render_rows(scores, [name for name, _ in variants()])
 
 
 def main(argv: list[str] | None = None) -> int:
