@@ -131,6 +131,52 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
     return {"heading_boost": boost, "fusion": best, "mean_ndcg@10": round(mean(best), 4)}
 
 
+DEFAULT_WEIGHT = 0.4  # the shipped fusion (core.settings: convex, lexical_weight 0.4, no floor)
+
+
+def default_order(lexical: dict[str, float], dense: dict[str, float],
+                  weight: float = DEFAULT_WEIGHT) -> list[str]:
+    """The shipped fusion's ranking of two pools (before one piece per section)."""
+    return fusion.ranked(fusion.convex({"bm25": lexical, "dense": dense},
+                                       {"bm25": weight, "dense": 1 - weight}, False))
+
+
+def dev_pools(config: Path, queries: list[dict], extra: Any = None) -> list[dict[str, Any]]:
+    """Per query: its text, the BM25 and dense pools as {id: score}, every candidate's
+    span; ``extra(index, entry, vector)`` adds an experiment's own pools."""
+    from vq.core.store import open_for
+    from vq.query import search
+    from vq.query.encoders import query_encoder
+
+    index = open_for(settings_for(config))
+    vectors = query_encoder(index.meta.model, "cpu").encode([q["q"] for q in queries])
+    out = []
+    for q, vector in zip(queries, vectors, strict=True):
+        spans: dict = {}
+        entry = {"id": q["id"], "q": q["q"], "spans": spans,
+                 "bm25": dict(_pairs(search._lexical(index, q["q"], None, POOL), spans)),
+                 "dense": dict(_pairs(search._dense(index, vector, None, POOL), spans))}
+        if extra is not None:
+            extra(index, entry, vector)
+        out.append(entry)
+    return out
+
+
+def score_orders(corpus: quality.Corpus, found: list[dict], work: Path,
+                 order_of: Any) -> dict[str, Any]:
+    """Score one variant: ``order_of(entry)`` ranks ids, then one piece per section
+    (as search does) and the top 10 go to the shared scorer."""
+    results = []
+    for e in found:
+        spans = e["spans"]
+        order = fusion.one_per_section(order_of(e), {i: (spans[i][0], spans[i][3])
+                                                     for i in spans})
+        hits = [dict(zip(("path", "start_line", "end_line"), spans[i][:3], strict=True))
+                for i in order[:10]]
+        results.append({"id": e["id"], "hits": hits})
+    return quality.score(corpus, results, work)
+
+
 def ship(scores: dict[str, dict[str, dict]], names: list[str], gain: float = 0.01,
          slack: float = 0.005) -> dict[str, Any]:
     """The dev-set experiments' shipping rule: ``names[0]`` is the default; another

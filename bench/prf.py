@@ -27,48 +27,33 @@ import numpy as np
 
 from bench import fusion as fusion_bench
 from bench import quality
-from bench.common import settings_for
 from vq.query import fusion
 
 M = (3, 5, 10)
 BETAS = (0.5, 1.0)
 SOURCES = ("fused", "dense")
-WEIGHT = 0.4  # the default fusion (core.settings: convex, lexical_weight 0.4, no floor)
 
 
-def fused(lexical: dict[str, float], dense: dict[str, float]) -> list[str]:
-    return fusion.ranked(fusion.convex({"bm25": lexical, "dense": dense},
-                                       {"bm25": WEIGHT, "dense": 1 - WEIGHT}, False))
+def feedback(index: Any, entry: dict[str, Any], vector: Any) -> None:
+    """A dense pool per feedback variant, added to the entry."""
+    from vq.query import search
+
+    first = {"fused": fusion_bench.default_order(entry["bm25"], entry["dense"]),
+             "dense": fusion.ranked(entry["dense"])}
+    for source in SOURCES:
+        for m in M:
+            centre = _mean_vector(index, first[source][:m])
+            for beta in BETAS:
+                moved = vector + beta * centre
+                moved = moved / np.linalg.norm(moved)
+                entry[(source, m, beta)] = dict(fusion_bench._pairs(
+                    search._dense(index, moved.astype(np.float32), None, fusion_bench.POOL),
+                    entry["spans"]))
 
 
 def entries(config: Path, queries: list[dict]) -> list[dict[str, Any]]:
     """Per query: the BM25 pool, the dense pool, and a dense pool per feedback variant."""
-    from vq.core.store import open_for
-    from vq.query import search
-    from vq.query.encoders import query_encoder
-
-    index = open_for(settings_for(config))
-    vectors = query_encoder(index.meta.model, "cpu").encode([q["q"] for q in queries])
-    out = []
-    for q, vector in zip(queries, vectors, strict=True):
-        spans: dict = {}
-        pair = fusion_bench._pairs
-        lexical = dict(pair(search._lexical(index, q["q"], None, fusion_bench.POOL), spans))
-        dense = dict(pair(search._dense(index, vector, None, fusion_bench.POOL), spans))
-        entry: dict[str, Any] = {"id": q["id"], "spans": spans, "bm25": lexical,
-                                 "dense": dense}
-        first = {"fused": fused(lexical, dense), "dense": fusion.ranked(dense)}
-        for source in SOURCES:
-            for m in M:
-                centre = _mean_vector(index, first[source][:m])
-                for beta in BETAS:
-                    moved = vector + beta * centre
-                    moved = moved / np.linalg.norm(moved)
-                    entry[(source, m, beta)] = dict(pair(
-                        search._dense(index, moved.astype(np.float32), None,
-                                      fusion_bench.POOL), spans))
-        out.append(entry)
-    return out
+    return fusion_bench.dev_pools(config, queries, feedback)
 
 
 def _mean_vector(index: Any, ids: list[str]) -> np.ndarray:
@@ -86,16 +71,10 @@ def variants() -> list[tuple[str, Any]]:
 
 
 def evaluate(corpus: quality.Corpus, found: list[dict], work: Path) -> dict[str, dict]:
-    out = {}
-    for name, key in variants():
-        results = []
-        for e in found:
-            order = fused(e["bm25"], e["dense"] if key is None else e[key])
-            hits = [dict(zip(("path", "start_line", "end_line"), e["spans"][i][:3],
-                             strict=True)) for i in order[:10]]
-            results.append({"id": e["id"], "hits": hits})
-        out[name] = quality.score(corpus, results, work)
-    return out
+    return {name: fusion_bench.score_orders(
+        corpus, found, work, lambda e, key=key: fusion_bench.default_order(
+            e["bm25"], e["dense"] if key is None else e[key]))
+        for name, key in variants()}
 
 
 def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:

@@ -34,10 +34,9 @@ from typing import Any
 
 from bench import fusion as fusion_bench
 from bench import quality
-from bench.common import settings_for
-from vq.query import code_rank, fusion
+from vq.query import code_rank
 
-BASE = 0.4
+BASE = fusion_bench.DEFAULT_WEIGHT
 LEAN = 0.7
 RATIOS = (1.5, 2.0)
 _QUOTED = re.compile(r"\"[^\"]+\"|`[^`]+`|(^|\s)--?[A-Za-z][\w-]*")
@@ -75,38 +74,13 @@ def weight(rule: Any, query: str, lexical: dict[str, float]) -> float:
     return LEAN if fires else BASE
 
 
-def entries(config: Path, queries: list[dict]) -> list[dict[str, Any]]:
-    """Per query: its text, the BM25 pool and the dense pool."""
-    from vq.core.store import open_for
-    from vq.query import search
-    from vq.query.encoders import query_encoder
-
-    index = open_for(settings_for(config))
-    vectors = query_encoder(index.meta.model, "cpu").encode([q["q"] for q in queries])
-    out = []
-    for q, vector in zip(queries, vectors, strict=True):
-        spans: dict = {}
-        pair = fusion_bench._pairs
-        out.append({"id": q["id"], "q": q["q"], "spans": spans,
-                    "bm25": dict(pair(search._lexical(index, q["q"], None,
-                                                      fusion_bench.POOL), spans)),
-                    "dense": dict(pair(search._dense(index, vector, None,
-                                                     fusion_bench.POOL), spans))})
-    return out
-
-
 def evaluate(corpus: quality.Corpus, found: list[dict], work: Path) -> dict[str, dict]:
     out = {}
     for name, rule in variants():
-        results = []
-        for e in found:
-            w = weight(rule, e["q"], e["bm25"])
-            order = fusion.ranked(fusion.convex({"bm25": e["bm25"], "dense": e["dense"]},
-                                                {"bm25": w, "dense": 1 - w}, False))
-            hits = [dict(zip(("path", "start_line", "end_line"), e["spans"][i][:3],
-                             strict=True)) for i in order[:10]]
-            results.append({"id": e["id"], "hits": hits})
-        out[name] = quality.score(corpus, results, work)
+        out[name] = fusion_bench.score_orders(corpus, found, work, lambda e, rule=rule:
+                                              fusion_bench.default_order(
+                                                  e["bm25"], e["dense"],
+                                                  weight(rule, e["q"], e["bm25"])))
         out[name]["fired"] = sum(weight(rule, e["q"], e["bm25"]) != BASE for e in found)
     return out
 
@@ -120,7 +94,7 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     names = [name for name, _ in variants()]
-    return fusion_bench.dev_main(argv, __doc__, "qweight", entries, evaluate, choose,
+    return fusion_bench.dev_main(argv, __doc__, "qweight", fusion_bench.dev_pools, evaluate, choose,
                                  lambda scores: fusion_bench.render_rows(scores, names))
 
 

@@ -38,10 +38,8 @@ from typing import Any
 
 from bench import fusion as fusion_bench
 from bench import quality
-from bench.common import settings_for
 from vq.query import fusion
 
-WEIGHT = 0.4  # the default fusion (core.settings: convex, lexical_weight 0.4, no floor)
 SECTION_COLUMNS = ["id", "vault", "path", "breadcrumb", "start_line", "text", "body_start"]
 
 
@@ -86,36 +84,28 @@ def scratch_table(rows: list[dict[str, str]], where: Path, name: str) -> Any:
 
 
 def entries(config: Path, queries: list[dict]) -> list[dict[str, Any]]:
-    """Per query: the piece BM25 pool, the dense pool and the section BM25 pool
-    (each piece scored with its section's BM25)."""
-    from lancedb.query import MatchQuery
+    """Per query: the piece BM25 pool, the dense pool and the section BM25 pool in
+    each form (each piece scored with its section's BM25)."""
+    tables: dict[str, Any] = {}
 
-    from vq.core.store import open_for
-    from vq.query import search
-    from vq.query.encoders import query_encoder
+    def section_pools(index: Any, entry: dict[str, Any], _vector: Any) -> None:
+        from lancedb.query import MatchQuery
 
-    settings = settings_for(config)
-    index = open_for(settings)
-    rows, members = sections(index)
-    scratch_dir = config.parent / "sections.lance-scratch"
-    tables = {"section": scratch_table(rows, scratch_dir, "sections"),
-              "column": scratch_table(column_rows(rows, members), scratch_dir, "column")}
-    vectors = query_encoder(index.meta.model, "cpu").encode([q["q"] for q in queries])
-    out = []
-    for q, vector in zip(queries, vectors, strict=True):
-        spans: dict = {}
-        pair = fusion_bench._pairs
-        entry: dict[str, Any] = {
-            "id": q["id"], "spans": spans,
-            "bm25": dict(pair(search._lexical(index, q["q"], None, fusion_bench.POOL), spans)),
-            "dense": dict(pair(search._dense(index, vector, None, fusion_bench.POOL), spans))}
-        for form, table in tables.items():
-            hits = (table.search(MatchQuery(q["q"], "text"), query_type="fts")
+        if not tables:
+            rows, members = sections(index)
+            where = config.parent / "sections.lance-scratch"
+            tables.update(members=members,
+                          section=scratch_table(rows, where, "sections"),
+                          column=scratch_table(column_rows(rows, members), where, "column"))
+        for form in ("section", "column"):
+            hits = (tables[form].search(MatchQuery(entry["q"], "text"), query_type="fts")
                     .select(["sid", "_score"]).limit(fusion_bench.POOL).to_arrow().to_pylist())
-            entry[form] = {i: float(h["_score"]) for h in hits for i in members[h["sid"]]}
-            _spans_for(index, [i for i in entry[form] if i not in spans], spans)
-        out.append(entry)
-    return out
+            entry[form] = {i: float(h["_score"]) for h in hits
+                           for i in tables["members"][h["sid"]]}
+            _spans_for(index, [i for i in entry[form] if i not in entry["spans"]],
+                       entry["spans"])
+
+    return fusion_bench.dev_pools(config, queries, section_pools)
 
 
 def _spans_for(index: Any, ids: list[str], spans: dict) -> None:
@@ -130,33 +120,24 @@ def _spans_for(index: Any, ids: list[str], spans: dict) -> None:
                                 row["breadcrumb"])
 
 
-def _fused(lexical: dict[str, float], dense: dict[str, float]) -> list[str]:
-    return fusion.ranked(fusion.convex({"bm25": lexical, "dense": dense},
-                                       {"bm25": WEIGHT, "dense": 1 - WEIGHT}, False))
-
-
 def variants() -> list[tuple[str, Any]]:
-    return [("default hybrid", lambda e: _fused(e["bm25"], e["dense"])),
-            ("hybrid, section BM25 (table)", lambda e: _fused(e["section"], e["dense"])),
-            ("hybrid, section BM25 (column)", lambda e: _fused(e["column"], e["dense"])),
-            ("lexical, piece BM25", lambda e: fusion.ranked(e["bm25"])),
-            ("lexical, section BM25 (table)", lambda e: fusion.ranked(e["section"])),
-            ("lexical, section BM25 (column)", lambda e: fusion.ranked(e["column"]))]
+    def hybrid(pool: str) -> Any:
+        return lambda e: fusion_bench.default_order(e[pool], e["dense"])
+
+    def lexical(pool: str) -> Any:
+        return lambda e: fusion.ranked(e[pool])
+
+    return [("default hybrid", hybrid("bm25")),
+            ("hybrid, section BM25 (table)", hybrid("section")),
+            ("hybrid, section BM25 (column)", hybrid("column")),
+            ("lexical, piece BM25", lexical("bm25")),
+            ("lexical, section BM25 (table)", lexical("section")),
+            ("lexical, section BM25 (column)", lexical("column"))]
 
 
 def evaluate(corpus: quality.Corpus, found: list[dict], work: Path) -> dict[str, dict]:
-    out = {}
-    for name, order_of in variants():
-        results = []
-        for e in found:
-            spans = e["spans"]
-            order = fusion.one_per_section(order_of(e), {i: (spans[i][0], spans[i][3])
-                                                         for i in spans})
-            hits = [dict(zip(("path", "start_line", "end_line"), spans[i][:3], strict=True))
-                    for i in order[:10]]
-            results.append({"id": e["id"], "hits": hits})
-        out[name] = quality.score(corpus, results, work)
-    return out
+    return {name: fusion_bench.score_orders(corpus, found, work, order_of)
+            for name, order_of in variants()}
 
 
 def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:

@@ -201,3 +201,21 @@ def test_report_renders_every_method_and_skips():
     text = report.quality_markdown(result)
     assert "| vq hybrid | 0.500 |" in text and "baseline fts5" in text
     assert "vq hybrid+rerank: skipped (no reranker)" in text
+
+
+def _scores(**ndcg_by_set: tuple[float, float]) -> dict:
+    """{set: {variant: metrics}} with recall and MRR equal to nDCG, for the rule's tests."""
+    return {s: {name: dict.fromkeys(("recall@10", "mrr@10", "ndcg@10"), v)
+                for name, v in zip(("default", "new"), pair, strict=True)}
+            for s, pair in ndcg_by_set.items()}
+
+
+def test_dev_set_shipping_rule_needs_a_mean_gain_and_no_drop():
+    from bench.fusion import ship
+
+    # +0.0025 mean: below the 0.01 gain, as section BM25 was
+    assert ship(_scores(a=(0.895, 0.904), b=(0.848, 0.844)), ["default", "new"])["ships"] is None
+    # +0.015 mean and no drop: ships
+    assert ship(_scores(a=(0.80, 0.82), b=(0.80, 0.81)), ["default", "new"])["ships"] == "new"
+    # +0.02 mean, but one set drops by 0.01 > slack 0.005: does not ship
+    assert ship(_scores(a=(0.80, 0.85), b=(0.80, 0.79)), ["default", "new"])["ships"] is None
