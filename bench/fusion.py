@@ -21,6 +21,7 @@ from typing import Any
 
 from bench import quality
 from bench.common import log, prepare_env, save_json, scratch, settings_for
+from vq.core.settings import SearchSettings
 from vq.query import fusion
 
 POOL = 100
@@ -43,15 +44,16 @@ def pools(config: Path, queries: list[dict]) -> list[dict[str, Any]]:
     for q, vector in zip(queries, vectors, strict=True):
         spans: dict[str, tuple[str, int, int]] = {}
         entry: dict[str, Any] = {"id": q["id"], "spans": spans}
-        entry["dense"] = _pairs(search._dense(index, vector, None, POOL), spans)
+        entry["dense"] = pairs(search._dense(index, vector, None, POOL), spans)
         for boost in BOOSTS:
-            entry[f"bm25@{boost}"] = _pairs(search._lexical(index, q["q"], None, POOL, boost),
+            entry[f"bm25@{boost}"] = pairs(search._lexical(index, q["q"], None, POOL, boost),
                                             spans)
         out.append(entry)
     return out
 
 
-def _pairs(table: Any, spans: dict) -> list[tuple[str, float]]:
+def pairs(table: Any, spans: dict) -> list[tuple[str, float]]:
+    """A search result as [(id, score)] best first; each row's span goes into ``spans``."""
     pairs = []
     for row in table.to_pylist():
         spans[row["id"]] = (row["path"], row["start_line"], row["end_line"], row["breadcrumb"])
@@ -131,7 +133,8 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
     return {"heading_boost": boost, "fusion": best, "mean_ndcg@10": round(mean(best), 4)}
 
 
-DEFAULT_WEIGHT = 0.4  # the shipped fusion (core.settings: convex, lexical_weight 0.4, no floor)
+# the shipped fusion: convex min-max at the settings' default BM25 weight
+DEFAULT_WEIGHT = SearchSettings().lexical_weight
 
 
 def default_order(lexical: dict[str, float], dense: dict[str, float],
@@ -154,8 +157,8 @@ def dev_pools(config: Path, queries: list[dict], extra: Any = None) -> list[dict
     for q, vector in zip(queries, vectors, strict=True):
         spans: dict = {}
         entry = {"id": q["id"], "q": q["q"], "spans": spans,
-                 "bm25": dict(_pairs(search._lexical(index, q["q"], None, POOL), spans)),
-                 "dense": dict(_pairs(search._dense(index, vector, None, POOL), spans))}
+                 "bm25": dict(pairs(search._lexical(index, q["q"], None, POOL), spans)),
+                 "dense": dict(pairs(search._dense(index, vector, None, POOL), spans))}
         if extra is not None:
             extra(index, entry, vector)
         out.append(entry)
@@ -205,15 +208,8 @@ def render_rows(scores: dict[str, dict[str, dict]], names: list[str]) -> str:
 
 
 def table(scores: dict[str, dict[str, dict]]) -> str:
-    sets = list(scores)
-    head = "| variant | " + " | ".join(f"{s} {m}" for s in sets for m in METRICS) + " |"
-    lines = [head, "|" + "---|" * (1 + len(sets) * len(METRICS))]
-    for name, _ in variants():
-        if name not in scores[sets[0]]:
-            continue
-        cells = [f"{scores[s][name][m]:.3f}" for s in sets for m in METRICS]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    first = next(iter(scores.values()))
+    return render_rows(scores, [name for name, _ in variants() if name in first]) + "\n"
 
 
 def dev_scores(work: Path, fetch: Any, score: Any) -> dict[str, dict]:
@@ -245,6 +241,26 @@ def dev_main(argv: list[str] | None, doc: str, name: str, fetch: Any, score: Any
     if args.json:
         save_json(args.json, result)
     return 0
+
+
+def variant_main(argv: list[str] | None, doc: str, name: str,
+                 variants: list[tuple[str, Any]], fetch: Any = dev_pools, choose: Any = None,
+                 annotate: Any = None) -> int:
+    """A dev-set experiment whose variants each rank an entry's ids (``(name,
+    order_of)``): scored by ``score_orders``, judged by ``ship`` (default first)
+    unless ``choose`` is given; ``annotate(name, found)`` adds counts to a row."""
+    names = [n for n, _ in variants]
+
+    def evaluate(corpus: quality.Corpus, found: list[dict], work: Path) -> dict[str, dict]:
+        out = {}
+        for n, order_of in variants:
+            out[n] = score_orders(corpus, found, work, order_of)
+            if annotate is not None:
+                out[n].update(annotate(n, found))
+        return out
+
+    return dev_main(argv, doc, name, fetch, evaluate, choose or (lambda s: ship(s, names)),
+                    lambda s: render_rows(s, names))
 
 
 def main(argv: list[str] | None = None) -> int:

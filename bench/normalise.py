@@ -27,11 +27,9 @@ from __future__ import annotations
 import statistics
 import sys
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from bench import fusion as fusion_bench
-from bench import quality
 from vq.query import fusion
 
 Normaliser = Callable[[Mapping[str, float]], tuple[dict[str, float], float]]
@@ -76,23 +74,8 @@ def variants() -> list[tuple[str, Any]]:
             ("DBSF (mean ± 3 std)", lambda e: combined(e, dbsf))]
 
 
-def evaluate(corpus: quality.Corpus, found: list[dict], work: Path) -> dict[str, dict]:
-    return {name: fusion_bench.score_orders(corpus, found, work, order_of)
-            for name, order_of in variants()}
-
-
-def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
-    """The rule of the module docstring."""
-    return fusion_bench.ship(scores, [name for name, _ in variants()])
-
-
-def render(scores: dict[str, dict[str, dict]]) -> str:
-    return fusion_bench.render_rows(scores, [name for name, _ in variants()])
-
-
 def main(argv: list[str] | None = None) -> int:
-    return fusion_bench.dev_main(argv, __doc__, "normalise", fusion_bench.dev_pools,
-                                 evaluate, choose, render)
+    return fusion_bench.variant_main(argv, __doc__, "normalise", variants())
 
 
 if __name__ == "__main__":

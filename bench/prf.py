@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from bench import fusion as fusion_bench
-from bench import quality
 from vq.query import fusion
 
 M = (3, 5, 10)
@@ -46,7 +45,7 @@ def feedback(index: Any, entry: dict[str, Any], vector: Any) -> None:
             for beta in BETAS:
                 moved = vector + beta * centre
                 moved = moved / np.linalg.norm(moved)
-                entry[(source, m, beta)] = dict(fusion_bench._pairs(
+                entry[(source, m, beta)] = dict(fusion_bench.pairs(
                     search._dense(index, moved.astype(np.float32), None, fusion_bench.POOL),
                     entry["spans"]))
 
@@ -57,37 +56,27 @@ def entries(config: Path, queries: list[dict]) -> list[dict[str, Any]]:
 
 
 def _mean_vector(index: Any, ids: list[str]) -> np.ndarray:
-    quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
-    rows = (index.chunks.search().where(f"id IN ({quoted})").select(["vector"])
+    from vq.core.store import sql_in
+
+    rows = (index.chunks.search().where(sql_in("id", ids)).select(["vector"])
             .limit(len(ids)).to_arrow()["vector"].to_pylist())
     mean = np.mean(np.asarray(rows, dtype=np.float32), axis=0)
     return mean / max(float(np.linalg.norm(mean)), 1e-12)
 
 
 def variants() -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = [("default hybrid", None)]
-    out += [(f"prf {s} m={m} beta={b}", (s, m, b)) for s in SOURCES for m in M for b in BETAS]
+    def order(key: Any) -> Any:
+        return lambda e: fusion_bench.default_order(e["bm25"], e["dense"] if key is None
+                                                    else e[key])
+
+    out: list[tuple[str, Any]] = [("default hybrid", order(None))]
+    out += [(f"prf {s} m={m} beta={b}", order((s, m, b)))
+            for s in SOURCES for m in M for b in BETAS]
     return out
 
 
-def evaluate(corpus: quality.Corpus, found: list[dict], work: Path) -> dict[str, dict]:
-    return {name: fusion_bench.score_orders(
-        corpus, found, work, lambda e, key=key: fusion_bench.default_order(
-            e["bm25"], e["dense"] if key is None else e[key]))
-        for name, key in variants()}
-
-
-def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
-    """The rule of the module docstring."""
-    return fusion_bench.ship(scores, [name for name, _ in variants()])
-
-
-def render(scores: dict[str, dict[str, dict]]) -> str:
-    return fusion_bench.render_rows(scores, [name for name, _ in variants()])
-
-
 def main(argv: list[str] | None = None) -> int:
-    return fusion_bench.dev_main(argv, __doc__, "prf", entries, evaluate, choose, render)
+    return fusion_bench.variant_main(argv, __doc__, "prf", variants(), entries)
 
 
 if __name__ == "__main__":

@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 from bench import fusion as fusion_bench
-from bench import quality
 from vq.query import code_rank
 
 BASE = fusion_bench.DEFAULT_WEIGHT
@@ -57,11 +55,20 @@ def confident(lexical: dict[str, float], ratio: float) -> bool:
 
 
 def variants() -> list[tuple[str, Any]]:
+    return [(name, _order(rule)) for name, rule in rules()]
+
+
+def rules() -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = [("default hybrid (w = 0.4)", None),
                                   ("identifier-like -> 0.7", ("ident", None))]
     out += [(f"BM25 top {r}x next -> 0.7", ("gate", r)) for r in RATIOS]
     out += [(f"either, gate {r}x -> 0.7", ("either", r)) for r in RATIOS]
     return out
+
+
+def _order(rule: Any) -> Any:
+    return lambda e: fusion_bench.default_order(e["bm25"], e["dense"],
+                                                weight(rule, e["q"], e["bm25"]))
 
 
 def weight(rule: Any, query: str, lexical: dict[str, float]) -> float:
@@ -74,28 +81,22 @@ def weight(rule: Any, query: str, lexical: dict[str, float]) -> float:
     return LEAN if fires else BASE
 
 
-def evaluate(corpus: quality.Corpus, found: list[dict], work: Path) -> dict[str, dict]:
-    out = {}
-    for name, rule in variants():
-        out[name] = fusion_bench.score_orders(corpus, found, work, lambda e, rule=rule:
-                                              fusion_bench.default_order(
-                                                  e["bm25"], e["dense"],
-                                                  weight(rule, e["q"], e["bm25"])))
-        out[name]["fired"] = sum(weight(rule, e["q"], e["bm25"]) != BASE for e in found)
-    return out
+def fired(name: str, found: list[dict]) -> dict[str, int]:
+    """How many queries the variant's rule moved off the default weight."""
+    rule = dict(rules())[name]
+    return {"fired": sum(weight(rule, e["q"], e["bm25"]) != BASE for e in found)}
 
 
 def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
     """The rule of the module docstring."""
-    names = [name for name, _ in variants()]
+    names = [name for name, _ in rules()]
     return {**fusion_bench.ship(scores, names),
             "fired": {s: {n: scores[s][n]["fired"] for n in names} for s in scores}}
 
 
 def main(argv: list[str] | None = None) -> int:
-    names = [name for name, _ in variants()]
-    return fusion_bench.dev_main(argv, __doc__, "qweight", fusion_bench.dev_pools, evaluate, choose,
-                                 lambda scores: fusion_bench.render_rows(scores, names))
+    return fusion_bench.variant_main(argv, __doc__, "qweight", variants(), choose=choose,
+                                     annotate=fired)
 
 
 if __name__ == "__main__":

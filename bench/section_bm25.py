@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from bench import fusion as fusion_bench
-from bench import quality
 from vq.query import fusion
 
 SECTION_COLUMNS = ["id", "vault", "path", "breadcrumb", "start_line", "text", "body_start"]
@@ -110,11 +109,13 @@ def entries(config: Path, queries: list[dict]) -> list[dict[str, Any]]:
 
 def _spans_for(index: Any, ids: list[str], spans: dict) -> None:
     """Fill in the line spans of pieces only the section pool found."""
-    for start in range(0, len(ids), 500):
-        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids[start:start + 500])
-        table = (index.chunks.search().where(f"id IN ({quoted})")
+    from vq.core.store import IN_BATCH, sql_in
+
+    for start in range(0, len(ids), IN_BATCH):
+        batch = ids[start:start + IN_BATCH]
+        table = (index.chunks.search().where(sql_in("id", batch))
                  .select(["id", "path", "start_line", "end_line", "breadcrumb"])
-                 .limit(len(ids)).to_arrow())
+                 .limit(len(batch)).to_arrow())
         for row in table.to_pylist():
             spans[row["id"]] = (row["path"], row["start_line"], row["end_line"],
                                 row["breadcrumb"])
@@ -135,11 +136,6 @@ def variants() -> list[tuple[str, Any]]:
             ("lexical, section BM25 (column)", lexical("column"))]
 
 
-def evaluate(corpus: quality.Corpus, found: list[dict], work: Path) -> dict[str, dict]:
-    return {name: fusion_bench.score_orders(corpus, found, work, order_of)
-            for name, order_of in variants()}
-
-
 def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
     """The rule of the module docstring: only the hybrid rows compete."""
     names = [name for name, _ in variants() if name.startswith("hybrid")]
@@ -147,13 +143,9 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
             for form, name in zip(("table", "column"), names, strict=True)}
 
 
-def render(scores: dict[str, dict[str, dict]]) -> str:
-    return fusion_bench.render_rows(scores, [name for name, _ in variants()])
-
-
 def main(argv: list[str] | None = None) -> int:
-    return fusion_bench.dev_main(argv, __doc__, "section_bm25", entries, evaluate, choose,
-                                 render)
+    return fusion_bench.variant_main(argv, __doc__, "section_bm25", variants(), entries,
+                                     choose)
 
 
 if __name__ == "__main__":
