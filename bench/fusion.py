@@ -212,11 +212,16 @@ def table(scores: dict[str, dict[str, dict]]) -> str:
     return render_rows(scores, [name for name, _ in variants() if name in first]) + "\n"
 
 
-def dev_scores(work: Path, fetch: Any, score: Any) -> dict[str, dict]:
-    """Each dev set built once in ``work``, its queries' pools fetched once
-    (``fetch(config, queries)``) and scored per variant (``score(corpus, pools, dir)``)."""
+def dev_corpora(work: Path) -> list[quality.Corpus | None]:
+    """The two dev sets every fusion experiment is judged on: Docker, Node.js dev."""
+    return [quality.docker_corpus(), quality.devset_corpus(work)]
+
+
+def dev_scores(work: Path, fetch: Any, score: Any, corpora: Any = dev_corpora) -> dict[str, dict]:
+    """Each set of ``corpora(work)`` built once in ``work``, its queries' pools fetched
+    once (``fetch(config, queries)``) and scored per variant (``score(corpus, pools, dir)``)."""
     scores = {}
-    for corpus in (quality.docker_corpus(), quality.devset_corpus(work)):
+    for corpus in corpora(work):
         if corpus is None:
             continue
         config, _ = quality.build_corpus(corpus, work)
@@ -227,14 +232,14 @@ def dev_scores(work: Path, fetch: Any, score: Any) -> dict[str, dict]:
 
 
 def dev_main(argv: list[str] | None, doc: str, name: str, fetch: Any, score: Any,
-             choose_: Any, render: Any) -> int:
+             choose_: Any, render: Any, corpora: Any = dev_corpora) -> int:
     """The command line of a dev-set experiment: --work, --json; the table, the choice."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--work", type=Path, help="scratch folder with (or for) the built corpora")
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args(argv)
     prepare_env()
-    scores = dev_scores(scratch(args.work, name), fetch, score)
+    scores = dev_scores(scratch(args.work, name), fetch, score, corpora)
     result = {"scores": scores, "choice": choose_(scores)}
     print(render(scores))
     print(json.dumps(result["choice"]))
@@ -245,7 +250,7 @@ def dev_main(argv: list[str] | None, doc: str, name: str, fetch: Any, score: Any
 
 def variant_main(argv: list[str] | None, doc: str, name: str,
                  variants: list[tuple[str, Any]], fetch: Any = dev_pools, choose: Any = None,
-                 annotate: Any = None) -> int:
+                 annotate: Any = None, corpora: Any = dev_corpora) -> int:
     """A dev-set experiment whose variants each rank an entry's ids (``(name,
     order_of)``): scored by ``score_orders``, judged by ``ship`` (default first)
     unless ``choose`` is given; ``annotate(name, found)`` adds counts to a row."""
@@ -260,7 +265,7 @@ def variant_main(argv: list[str] | None, doc: str, name: str,
         return out
 
     return dev_main(argv, doc, name, fetch, evaluate, choose or (lambda s: ship(s, names)),
-                    lambda s: render_rows(s, names))
+                    lambda s: render_rows(s, names), corpora)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -112,23 +112,39 @@ def query_text(heading: str) -> str:
     return " ".join(re.sub(r"[`*_\[\]]", " ", heading).split())
 
 
-DEVSET = Path(__file__).resolve().parent / "devsets" / "nodejs"
+DEVSETS = Path(__file__).resolve().parent / "devsets"
+DEVSET = DEVSETS / "nodejs"
+CONTRIBUTING_DOCS = Path("/usr/share/doc/nodejs/contributing")
 
 
 def devset_corpus(work: Path) -> Corpus | None:
     """The Node.js dev set: 12 API files and 44 queries judged before any search ran."""
     source = Path(os.environ.get("VQ_BENCH_NODEJS_DOCS", NODEJS_DOCS))
-    names = (DEVSET / "files.txt").read_text(encoding="utf-8").split()
+    return _listed_corpus(work, "nodejs-dev", DEVSET, source,
+                          "Node.js API docs ({n} files), 44 hand-written dev queries "
+                          "(paraphrase/question/keyword/task), judged before any search ran")
+
+
+def contributing_corpus(work: Path) -> Corpus | None:
+    """The third dev set: Node.js contributor guides, queries written blind to any search."""
+    source = Path(os.environ.get("VQ_BENCH_NODEJS_CONTRIBUTING", CONTRIBUTING_DOCS))
+    return _listed_corpus(work, "nodejs-contributing", DEVSETS / "nodejs-contributing", source,
+                          "Node.js contributor guides ({n} files), 44 hand-written queries, "
+                          "written and judged before any search ran")
+
+
+def _listed_corpus(work: Path, name: str, devset: Path, source: Path,
+                   label: str) -> Corpus | None:
+    """Copy the files a dev set lists (``files.txt``) from ``source``; None if any is missing."""
+    names = (devset / "files.txt").read_text(encoding="utf-8").split()
     if not all((source / n).is_file() for n in names):
         return None
-    root = work / "nodejs-dev" / "corpus"
+    root = work / name / "corpus"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    for name in names:
-        shutil.copyfile(source / name, root / name)
-    return Corpus("nodejs-dev", root, DEVSET / "queries.jsonl",
-                  f"Node.js API docs ({len(names)} files), 44 hand-written dev queries "
-                  "(paraphrase/question/keyword/task), judged before any search ran")
+    for n in names:
+        shutil.copyfile(source / n, root / n)
+    return Corpus(name, root, devset / "queries.jsonl", label.format(n=len(names)))
 
 
 def heading_queries(root: Path, n: int, seed: int) -> list[dict]:
