@@ -47,6 +47,16 @@ as the separate table did, and keeps one table), and fuses the three pools
 with the weights above. Otherwise nothing changes and this module stays a
 record.
 
+Confirmation result (bench/results/2026-12-04-multigrain-confirm.md): not
+confirmed, so it does not ship. On the contributor guides hybrid is at the
+ceiling either way (recall@10 1.000, nDCG@10 0.969 both: the set cannot tell
+them apart); on the heading set hybrid falls 0.939 -> 0.932 (MRR@10 0.921 ->
+0.912). Piece + section BM25 as a *lexical* ranker was the best lexical row on
+all four sets (nDCG@10 Docker 0.894, Node.js dev 0.787, contributor guides
+0.956, heading set 0.960, against piece BM25's 0.864 / 0.769 / 0.917 / 0.953),
+a hypothesis for a later test on unseen data, not a result to ship on sets
+already looked at.
+
     python -m bench.multigrain [--confirm] [--work DIR] [--json OUT]
 """
 
