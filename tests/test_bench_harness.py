@@ -219,3 +219,20 @@ def test_dev_set_shipping_rule_needs_a_mean_gain_and_no_drop():
     assert ship(_scores(a=(0.80, 0.82), b=(0.80, 0.81)), ["default", "new"])["ships"] == "new"
     # +0.02 mean, but one set drops by 0.01 > slack 0.005: does not ship
     assert ship(_scores(a=(0.80, 0.85), b=(0.80, 0.79)), ["default", "new"])["ships"] is None
+
+
+@pytest.mark.parametrize("make", [quality.devset_corpus, quality.contributing_corpus],
+                         ids=["nodejs-dev", "nodejs-contributing"])
+def test_dev_set_targets_resolve(tmp_path, make):
+    """Every judged query names a heading that occurs exactly once in its file, in a
+    style the reports know: a hand-edited or truncated set fails here, not in a bench."""
+    corpus = make(tmp_path)
+    if corpus is None:
+        pytest.skip("the Node.js docs this set is copied from are not on this machine")
+    queries = quality.read_queries(corpus.queries)
+    assert len(queries) == 44 == len({q["id"] for q in queries})
+    assert {q["style"] for q in queries} == {"paraphrase", "question", "keyword", "task"}
+    for q in queries:
+        lines = (corpus.root / q["path"]).read_text(encoding="utf-8").split("\n")
+        assert quality.headings(lines).count(q["heading"]) == 1, q["id"]
+        assert q["q"].strip() and q["q"] != quality.query_text(q["heading"]), q["id"]
