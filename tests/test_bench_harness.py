@@ -221,6 +221,20 @@ def test_dev_set_shipping_rule_needs_a_mean_gain_and_no_drop():
     assert ship(_scores(a=(0.80, 0.85), b=(0.80, 0.79)), ["default", "new"])["ships"] is None
 
 
+def test_confirmation_rule_needs_a_gain_on_the_new_set_and_no_drop_anywhere():
+    from bench.multigrain import CONFIRM, confirm
+
+    def scores(fresh: tuple[float, float], heading: tuple[float, float]) -> dict:
+        plain = _scores(**{"nodejs-contributing": fresh, "nodejs": heading})
+        return {s: dict(zip(CONFIRM, per.values(), strict=True)) for s, per in plain.items()}
+
+    # as measured: no gain on the new set, MRR down 0.009 on the heading set
+    assert confirm(scores((0.969, 0.969), (0.939, 0.930)))["ships"] is None
+    assert confirm(scores((0.90, 0.91), (0.939, 0.937)))["ships"] == CONFIRM[1]
+    # a gain on the new set does not excuse a drop on the heading set
+    assert confirm(scores((0.90, 0.95), (0.939, 0.930)))["ships"] is None
+
+
 @pytest.mark.parametrize("make", [quality.devset_corpus, quality.contributing_corpus],
                          ids=["nodejs-dev", "nodejs-contributing"])
 def test_dev_set_targets_resolve(tmp_path, make):
