@@ -268,6 +268,35 @@ def variant_main(argv: list[str] | None, doc: str, name: str,
                     lambda s: render_rows(s, names), corpora)
 
 
+def confirm_corpora(work: Path) -> list[quality.Corpus | None]:
+    """Sets a variant that passed (or nearly passed) ``ship`` is confirmed on: the
+    contributor guides, then the Node.js heading set of ``make bench``."""
+    return [quality.contributing_corpus(work), quality.nodejs_corpus(work, None, 150)]
+
+
+def confirm(scores: dict[str, dict[str, dict]], base: str, new: str, gain: float = 0.005,
+            slack: float = 0.005) -> dict[str, Any]:
+    """The confirmation rule: ``new`` gains ``gain`` nDCG@10 on the contributor guides
+    and no metric drops by more than ``slack`` on any confirmation set."""
+    fresh = scores.get("nodejs-contributing")
+    gained = fresh is not None and fresh[new]["ndcg@10"] >= fresh[base]["ndcg@10"] + gain
+    kept = all(per[new][m] >= per[base][m] - slack for per in scores.values() for m in METRICS)
+    return {"ships": new if gained and kept else None, "sets": list(scores),
+            "gain_on_new_set": gained, "no_drop": kept}
+
+
+def experiment_main(argv: list[str] | None, doc: str, name: str,
+                    variants: list[tuple[str, Any]], fetch: Any, choose: Any,
+                    confirm_: Any) -> int:
+    """``variant_main`` on the dev sets, or with ``--confirm`` on ``confirm_corpora``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--confirm" in args:
+        args.remove("--confirm")
+        return variant_main(args, doc, name, variants, fetch, confirm_,
+                            corpora=confirm_corpora)
+    return variant_main(args, doc, name, variants, fetch, choose)
+
+
 def main(argv: list[str] | None = None) -> int:
     return dev_main(argv, __doc__, "fusion", pools, evaluate, choose, table)
 

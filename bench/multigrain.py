@@ -63,11 +63,10 @@ already looked at.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 from bench import fusion as fusion_bench
-from bench import quality, section_bm25
+from bench import section_bm25
 from vq.query import fusion
 
 LEXICAL = fusion_bench.DEFAULT_WEIGHT
@@ -94,39 +93,22 @@ def variants() -> list[tuple[str, Any]]:
             ("lexical, piece + section BM25", lexical_both)]
 
 
-def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
-    """The rule of the module docstring: only the hybrid rows compete."""
-    return fusion_bench.ship(scores, ["default hybrid", "hybrid, piece + section BM25"])
-
-
 CONFIRM = ("default hybrid", "hybrid, piece + section BM25")
 
 
-def confirm_corpora(work: Path) -> list[quality.Corpus | None]:
-    """The confirmation sets: the contributor guides, then the Node.js heading set."""
-    return [quality.contributing_corpus(work), quality.nodejs_corpus(work, None, 150)]
+def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
+    """The rule of the module docstring: only the hybrid rows compete."""
+    return fusion_bench.ship(scores, list(CONFIRM))
 
 
 def confirm(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
-    """The confirmation rule of the module docstring."""
-    base, new = CONFIRM
-    fresh = scores.get("nodejs-contributing")
-    gain = fresh is not None and fresh[new]["ndcg@10"] >= fresh[base]["ndcg@10"] + 0.005
-    kept = all(per[new][m] >= per[base][m] - 0.005
-               for per in scores.values() for m in fusion_bench.METRICS)
-    return {"ships": new if gain and kept else None, "sets": list(scores),
-            "gain_on_new_set": gain, "no_drop": kept}
+    """The confirmation rule of the module docstring (``bench.fusion.confirm``)."""
+    return fusion_bench.confirm(scores, *CONFIRM)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if "--confirm" in args:
-        args.remove("--confirm")
-        return fusion_bench.variant_main(args, __doc__, "multigrain", variants(),
-                                         section_bm25.entries, confirm,
-                                         corpora=confirm_corpora)
-    return fusion_bench.variant_main(args, __doc__, "multigrain", variants(),
-                                     section_bm25.entries, choose)
+    return fusion_bench.experiment_main(argv, __doc__, "multigrain", variants(),
+                                        section_bm25.entries, choose, confirm)
 
 
 if __name__ == "__main__":
