@@ -101,13 +101,13 @@ def entries(config: Path, queries: list[dict]) -> list[dict[str, Any]]:
                     .select(["sid", "_score"]).limit(fusion_bench.POOL).to_arrow().to_pylist())
             entry[form] = {i: float(h["_score"]) for h in hits
                            for i in tables["members"][h["sid"]]}
-            _spans_for(index, [i for i in entry[form] if i not in entry["spans"]],
+            spans_for(index, [i for i in entry[form] if i not in entry["spans"]],
                        entry["spans"])
 
     return fusion_bench.dev_pools(config, queries, section_pools)
 
 
-def _spans_for(index: Any, ids: list[str], spans: dict) -> None:
+def spans_for(index: Any, ids: list[str], spans: dict) -> None:
     """Fill in the line spans of pieces only the section pool found."""
     from vq.core.store import IN_BATCH, sql_in
 
