@@ -26,6 +26,25 @@ either set. A variant that passes must then pass ``--confirm``
 down by more than 0.005 there or on the Node.js heading set) before anything
 is built into vq. Otherwise nothing changes.
 
+Result: it passed both, the first experiment to pass either.
+Dev sets (bench/results/2026-12-04-dual-dense.md): mean hybrid nDCG@10
+0.8716 -> 0.8820 (Docker 0.895 -> 0.910, Node.js dev 0.848 -> 0.854), no
+metric down. Confirmation (bench/results/2026-12-04-dual-dense-confirm.md):
+contributor guides 0.969 -> 0.978, heading set 0.939 -> 0.956 (above BM25
+alone there, 0.953, for the first time), no metric down. Section vectors alone
+are the weaker dense ranker on every set; the gain comes from adding them.
+
+Not yet in vq (the next step, in this order): the build encodes each section
+of two or more pieces once more (a one-piece section's vector is its piece's)
+and stores it on every piece as ``section_vector`` (chunker version 4, so old
+indexes rebuild; both engines go through ``engine.vectors_for`` and
+``write.chunk_table``); search adds a second vector search over that column
+(top pool sections, each piece of a section in it scored with the section's
+cosine) to the convex fusion with the weights above; the warm service holds
+the second matrix and its int8 screen as it holds the first, and the ANN
+index covers both columns past ``vector_index_min_rows``. The product path is
+then measured again with ``bench.quality`` on all four sets.
+
     python -m bench.dual_dense [--confirm] [--work DIR] [--json OUT]
 """
 
