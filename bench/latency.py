@@ -46,6 +46,7 @@ def arrow_rows(schema: Any, texts: list[str], first: int, seed: int) -> Any:
     ids = [f"{first + j:016x}" for j in range(n)]
     paths = [t.split(" > ", 1)[0] for t in texts]
     vecs = unit_vectors(n, DIM, seed * 1_000_003 + first).astype(np.float16)
+    sections = unit_vectors(n, DIM, seed * 1_000_003 + first + 500_001).astype(np.float16)
     blank = [""] * n
     cols = {
         "id": ids, "vault": ["bench"] * n, "path": paths, "kind": ["notes"] * n,
@@ -55,6 +56,9 @@ def arrow_rows(schema: Any, texts: list[str], first: int, seed: int) -> Any:
         "tags": [[] for _ in range(n)], "doc_date": [None] * n,
         "mtime": [1_735_689_600.0 + first + j for j in range(n)],
         "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), DIM),
+        # a section vector of its own per row: the service holds and scans both matrices
+        "section_hash": [f"s{i}" for i in ids],
+        "section_vector": pa.FixedSizeListArray.from_arrays(pa.array(sections.reshape(-1)), DIM),
     }
     for f in schema:  # a column added to the schema later: nulls, not a broken benchmark
         cols.setdefault(f.name, pa.nulls(n, f.type))

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 SCHEMA_VERSION = 1
-CHUNKER_VERSION = 3  # 2: tree-sitter code chunks, code context in the embed text
+CHUNKER_VERSION = 4  # 2: tree-sitter code chunks, code context in the embed text
 #                     3: chunks sized to the model window in word pieces (core/window.py)
+#                     4: a section vector beside each piece's (section_hash, section_vector)
 CHUNKS, FILES, BUILDS = "chunks", "files", "builds"
+SECTION_VECTOR = "section_vector"  # each piece's section embedded whole
+SECTIONS_SINCE = 4  # the chunker version that added section_hash and section_vector
 META_PREFIX = "vq."
 
 
@@ -75,6 +78,8 @@ def chunks_schema(meta: IndexMeta) -> pa.Schema:
         pa.field("doc_date", pa.string()),      # frontmatter date, ISO, or null
         pa.field("mtime", pa.float64()),        # file mtime, epoch seconds
         pa.field("vector", vector_type(meta)),
+        pa.field("section_hash", pa.string()),  # = text_hash when the piece is the section
+        pa.field(SECTION_VECTOR, vector_type(meta)),  # the whole section's embedding
     ], metadata=meta.to_metadata())
 
 

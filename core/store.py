@@ -29,6 +29,7 @@ from vq.core.schema import (
     CHUNKS,
     FILES,
     FILES_SCHEMA,
+    SECTIONS_SINCE,
     IndexMeta,
     chunks_schema,
 )
@@ -221,6 +222,12 @@ def path_filter(keys: Iterable[tuple[str, str]], batch: int = IN_BATCH) -> list[
         for i in range(0, len(names), batch):
             out.append(f"vault = {sql_str(vault)} AND {sql_in('path', names[i:i + batch])}")
     return out
+
+
+def has_sections(index: Index) -> bool:
+    """Whether the index holds section vectors (``SECTION_VECTOR``): chunker 4 on.
+    Read from the metadata already in hand, so a query asks LanceDB for nothing."""
+    return index.meta.chunker_version >= SECTIONS_SINCE
 
 
 def open_for(settings: Any) -> Index:

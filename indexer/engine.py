@@ -169,27 +169,32 @@ def keep_old(out: Chunked, entry: FileEntry, old: ManifestRow | None, handler: s
 
 def vectors_for(index: store.Index, pending: list[PendingChunk],
                 encode: Callable[[list[str]], np.ndarray], rebuild: bool, out: Chunked
-                ) -> np.ndarray:
-    """Stored vectors for known text hashes; ``encode`` only the rest (each text once)."""
-    vectors = np.zeros((len(pending), index.meta.dim), dtype=np.float32)
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(piece vectors, section vectors): stored ones for known hashes, ``encode`` only
+    the rest, each distinct text once (a one-piece section's text is its piece's)."""
+    dim = index.meta.dim
+    vectors = np.zeros((len(pending), dim), dtype=np.float32)
+    sections = np.zeros((len(pending), dim), dtype=np.float32)
     if not pending:
-        return vectors
-    known = {} if rebuild else write.stored_vectors(index, {p.text_hash for p in pending})
-    todo: dict[str, list[int]] = {}
-    for i, p in enumerate(pending):
-        if p.text_hash in known:
-            vectors[i] = known[p.text_hash]
-            out.reused += 1
-        else:
-            todo.setdefault(p.text_hash, []).append(i)
-    if todo:
+        return vectors, sections
+    split = {p.section_hash: p.section_text for p in pending if p.section_text is not None}
+    known: dict[str, np.ndarray] = {}
+    if not rebuild:
+        known = write.stored_vectors(index, {p.text_hash for p in pending})
+        known.update(write.stored_vectors(index, set(split) - known.keys(), "section_hash",
+                                          "section_vector"))
+    texts = {p.text_hash: p.row["text"] for p in pending if p.text_hash not in known}
+    out.reused += sum(1 for p in pending if p.text_hash in known)
+    out.encoded += len(texts)
+    texts.update((h, t) for h, t in split.items() if h not in known and h not in texts)
+    if texts:
         started = time.perf_counter()
-        vecs = encode([pending[idx[0]].row["text"] for idx in todo.values()])
-        for vec, idx in zip(vecs, todo.values(), strict=True):
-            vectors[idx] = vec
-        out.encoded += len(todo)
+        known.update(zip(texts, encode(list(texts.values())), strict=True))
         out.seconds["encode"] += time.perf_counter() - started
-    return vectors
+    for i, p in enumerate(pending):
+        vectors[i] = known[p.text_hash]
+        sections[i] = known[p.section_hash]
+    return vectors, sections
 
 
 class LocalEngine:
@@ -216,7 +221,7 @@ class LocalEngine:
             out.skipped.update(self.chunker.skipped)
             self.chunker.skipped.clear()
             if pending:
-                out.table = write.chunk_table(index.meta, [p.row for p in pending], vectors)
+                out.table = write.chunk_table(index.meta, [p.row for p in pending], *vectors)
             yield out
 
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -94,7 +94,7 @@ class Worker:
         out.skipped.update(self.chunker.skipped)
         self.chunker.skipped.clear()
         if pending:
-            table = write.chunk_table(self.index.meta, [p.row for p in pending], vectors)
+            table = write.chunk_table(self.index.meta, [p.row for p in pending], *vectors)
             out.fragments = write.write_fragments(*target, table,
                                                   dict(self.settings.storage_options))
         return out

@@ -13,22 +13,26 @@ import numpy as np
 import pyarrow as pa
 
 from vq.core.schema import FILES_SCHEMA, IndexMeta, chunks_schema
-from vq.core.store import IN_BATCH, Index, path_filter, sql_in
+from vq.core.store import IN_BATCH, Index, has_sections, path_filter, sql_in
 
 
-def stored_vectors(index: Index, hashes: set[str]) -> dict[str, np.ndarray]:
-    """Vectors already in the table for these text hashes: edits re-encode only what changed."""
+def stored_vectors(index: Index, hashes: set[str], hash_column: str = "text_hash",
+                   vector_column: str = "vector") -> dict[str, np.ndarray]:
+    """Vectors already in the table for these hashes (a piece's text, or with
+    ``section_hash``/``section_vector`` a section's): edits re-encode only what changed."""
     found: dict[str, np.ndarray] = {}
     wanted = sorted(hashes)
+    if vector_column != "vector" and not has_sections(index):
+        return found  # an index from before section vectors (it is being rebuilt)
     for i in range(0, len(wanted), IN_BATCH):
         part = wanted[i:i + IN_BATCH]
-        table = (index.chunks.search().where(sql_in("text_hash", part))
-                 .select(["text_hash", "vector"]).limit(None).to_arrow())
+        table = (index.chunks.search().where(sql_in(hash_column, part))
+                 .select([hash_column, vector_column]).limit(None).to_arrow())
         if not table.num_rows:
             continue
-        vectors = np.asarray(table["vector"].combine_chunks().flatten().to_numpy(
+        vectors = np.asarray(table[vector_column].combine_chunks().flatten().to_numpy(
             zero_copy_only=False)).reshape(table.num_rows, -1)
-        for h, vec in zip(table["text_hash"].to_pylist(), vectors, strict=True):
+        for h, vec in zip(table[hash_column].to_pylist(), vectors, strict=True):
             found.setdefault(h, vec.astype(np.float32))
     return found
 
@@ -41,13 +45,18 @@ def delete_chunks(index: Index, keys: Iterable[tuple[str, str]]) -> int:
     return deleted
 
 
-def chunk_table(meta: IndexMeta, rows: list[dict], vectors: np.ndarray) -> pa.Table:
-    """Chunk rows plus their vectors as an Arrow table in the index's schema and dtype."""
+def chunk_table(meta: IndexMeta, rows: list[dict], vectors: np.ndarray,
+                section_vectors: np.ndarray | None = None) -> pa.Table:
+    """Chunk rows plus their vectors (and their sections' vectors; None: each piece is
+    its section) as an Arrow table in the index's schema and dtype."""
     schema = chunks_schema(meta)
-    columns = {f.name: [r[f.name] for r in rows] for f in schema if f.name != "vector"}
+    vector_columns = ("vector", "section_vector")
+    columns = {f.name: [r[f.name] for r in rows] for f in schema if f.name not in vector_columns}
     dtype = np.float16 if meta.vector_dtype == "float16" else np.float32
-    flat = pa.array(vectors.astype(dtype).reshape(-1))
-    columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, meta.dim)
+    sections = vectors if section_vectors is None else section_vectors
+    for name, matrix in zip(vector_columns, (vectors, sections), strict=True):
+        flat = pa.array(matrix.astype(dtype).reshape(-1))
+        columns[name] = pa.FixedSizeListArray.from_arrays(flat, meta.dim)
     return pa.Table.from_pydict(columns, schema=schema)
 
 

@@ -35,6 +35,9 @@ from typing import Any
 
 import numpy as np
 
+from vq.core.schema import SECTION_VECTOR
+from vq.core.store import has_sections
+
 CHUNK_ROWS = 65_536  # rows converted per step while loading: bounded extra memory
 MAX_BYTES = 4 << 30  # vectors and rows together never above this (1M x 384 float32: 1.5 GiB)
 SCORES = ("_score", "_distance")
@@ -52,8 +55,16 @@ class Snapshot:
     stored: Any = np.float32    # the vector column's dtype: LanceDB casts the query to it
     flat: bool = True           # the matrix answers the scan; False: it refines ANN hits
     screen: Any = None          # vq.query.screen.Screen of ``vectors`` (flat scans only)
+    section_vectors: np.ndarray | None = None  # the same for ``section_vector``, if any
+    section_screen: Any = None
     rowid_order: np.ndarray = dataclasses.field(  # argsort of ``row_ids``
         default_factory=lambda: np.empty(0, dtype=np.int64))
+
+    def matrix(self, column: str) -> tuple[np.ndarray | None, Any]:
+        """(unit rows, int8 screen) of a vector column; (None, None): not held."""
+        if column == SECTION_VECTOR:
+            return self.section_vectors, self.section_screen
+        return (self.vectors, self.screen) if column == "vector" else (None, None)
 
 
 def eligible(index: Any, settings: Any) -> bool:
@@ -67,8 +78,14 @@ def eligible(index: Any, settings: Any) -> bool:
 
 
 def fits(index: Any) -> bool:
-    """The vector matrix fits ``MAX_BYTES``."""
-    return index.chunks.count_rows() * index.meta.dim * 4 <= MAX_BYTES
+    """The vector matrices (pieces', and sections' where the index has them) fit
+    ``MAX_BYTES``."""
+    return index.chunks.count_rows() * index.meta.dim * 4 * len(_vector_columns(index)) \
+        <= MAX_BYTES
+
+
+def _vector_columns(index: Any) -> list[str]:
+    return ["vector"] + ([SECTION_VECTOR] if has_sections(index) else [])
 
 
 def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
@@ -79,7 +96,8 @@ def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
     version = index.chunks.version
     pinned = index.db.open_table(index.chunks.name)
     pinned.checkout(version)
-    wanted = list(dict.fromkeys(["id", *columns, *(["vector"] if vectors else [])]))
+    matrices = _vector_columns(index) if vectors else []
+    wanted = list(dict.fromkeys(["id", *columns, *matrices]))
     data = pinned.search().select(wanted).with_row_id(True).limit(None).to_arrow()
     ids = np.asarray(data["id"].to_pylist(), dtype=object)
     snap = Snapshot(version, pinned, ids, data["_rowid"].to_numpy(),
@@ -88,14 +106,19 @@ def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
                     flat=flat)
     snap.rowid_order = np.argsort(snap.row_ids, kind="stable")
     matrix_bytes = 0
-    if vectors:
-        snap.vectors = _unit_rows(data["vector"], index.meta.dim)
-        matrix_bytes = snap.vectors.nbytes
+    for column in matrices:
+        unit = _unit_rows(data[column], index.meta.dim)
+        matrix_bytes += unit.nbytes
+        built = None
         if flat:
             from vq.query import screen
             from vq.query.onnx_encoder import intra_threads
 
-            snap.screen = screen.build(snap.vectors, intra_threads())
+            built = screen.build(unit, intra_threads())
+        if column == "vector":
+            snap.vectors, snap.screen = unit, built
+        else:
+            snap.section_vectors, snap.section_screen = unit, built
     rows = data.select(list(dict.fromkeys(["id", *columns])))
     if matrix_bytes + rows.nbytes <= MAX_BYTES:
         snap.rows = rows.combine_chunks()
@@ -141,10 +164,11 @@ class _Chunks:
 
     def search(self, *args: Any, **kwargs: Any) -> Any:
         snap = self._snap
-        vector = kwargs.get("vector_column_name") == "vector" and args
-        if vector and snap.vectors is not None:
-            return (_VectorQuery(snap, args[0]) if snap.flat
-                    else _Refined(snap.pinned.search(*args, **kwargs), snap, args[0]))
+        column = kwargs.get("vector_column_name") or ""
+        vector = bool(column and args)
+        if vector and snap.matrix(column)[0] is not None:
+            return (_VectorQuery(snap, args[0], column) if snap.flat
+                    else _Refined(snap.pinned.search(*args, **kwargs), snap, args[0], column))
         query = snap.pinned.search(*args, **kwargs)
         if snap.rows is not None and (vector or kwargs.get("query_type") == "fts"):
             return _Joined(query, snap)
@@ -207,9 +231,11 @@ class _Refined(_Joined):
     distances come from the matrix: the same re-ranking, from memory.
     """
 
-    def __init__(self, query: Any, snap: Snapshot, vector: Any) -> None:
+    def __init__(self, query: Any, snap: Snapshot, vector: Any, column: str = "vector"
+                 ) -> None:
         super().__init__(query, snap)
         self._q = _unit_query(vector, snap.stored)
+        self._column = column
         self._refine = 1
         self._limit = 10
 
@@ -229,14 +255,14 @@ class _Refined(_Joined):
     def to_arrow(self) -> Any:
         import pyarrow as pa
 
-        vectors = self._snap.vectors
+        vectors = self._snap.matrix(self._column)[0]
         assert vectors is not None
         found = self._query.limit(self._limit * self._refine).to_arrow()
         rows = positions(self._snap, found["_rowid"].to_numpy())
         scores = vectors[rows] @ self._q
         best = np.lexsort((rows, -scores))[:self._limit]  # best first; ties by row
         columns = list(self._columns or [f.name for f in self._snap.pinned.schema
-                                         if f.name != "vector"])
+                                         if f.name not in ("vector", SECTION_VECTOR)])
         table = rows_of(self._snap, rows[best], columns)
         return table.append_column("_distance",
                                    pa.array((1.0 - scores[best]).astype(np.float32)))
@@ -251,8 +277,8 @@ def _unit_query(vector: Any, stored: Any) -> np.ndarray:
 class _VectorQuery:
     """The builder calls ``search._dense`` makes, answered from the matrix."""
 
-    def __init__(self, snap: Snapshot, vector: Any) -> None:
-        self.snap = snap
+    def __init__(self, snap: Snapshot, vector: Any, column: str = "vector") -> None:
+        self.snap, self.column = snap, column
         self.q = _unit_query(vector, snap.stored)
         self.filter: str | None = None
         self.columns: list[str] | None = None
@@ -284,9 +310,9 @@ class _VectorQuery:
     def to_arrow(self) -> Any:
         import pyarrow as pa
 
-        vectors = self.snap.vectors
+        vectors, screened = self.snap.matrix(self.column)
         assert vectors is not None
-        rows, scores = self._scan(vectors, self._allowed())
+        rows, scores = self._scan(vectors, screened, self._allowed())
         n, k = len(scores), min(self.k, len(scores))
         top = np.argpartition(scores, n - k)[n - k:] if k else np.empty(0, dtype=np.int64)
         chosen = top if rows is None else rows[top]
@@ -296,14 +322,14 @@ class _VectorQuery:
         distance = pa.array((1.0 - scores[top][order]).astype(np.float32))
         return table.append_column("_distance", distance)
 
-    def _scan(self, vectors: np.ndarray, allowed: np.ndarray | None
+    def _scan(self, vectors: np.ndarray, screened: Any, allowed: np.ndarray | None
               ) -> tuple[np.ndarray | None, np.ndarray]:
         """(rows, their float32 scores); rows None: all of them, in order. The int8 screen
         narrows the rows to those that can reach the top k (``vq.query.screen``)."""
         from vq.query import screen
 
-        if self.snap.screen is not None:
-            rows = screen.candidates(self.snap.screen, self.q, self.k, allowed)
+        if screened is not None:
+            rows = screen.candidates(screened, self.q, self.k, allowed)
             if rows is not None:
                 return rows, vectors[rows] @ self.q
         if allowed is None:

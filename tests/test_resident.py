@@ -20,9 +20,11 @@ def table(tmp_path_factory):
                                    "false"])
 @pytest.mark.parametrize("pool", [1, 100, 5000])
 @pytest.mark.parametrize("screened", [False, True])
-def test_resident_matrix_equals_lancedb_flat_search(table, where, pool, screened, monkeypatch):
+@pytest.mark.parametrize("column", ["vector", "section_vector"])
+def test_resident_matrix_equals_lancedb_flat_search(table, where, pool, screened, column,
+                                                    monkeypatch):
     """With or without the int8 screen (``vq.query.screen``, forced on for this small
-    table) the matrix returns LanceDB's exact flat-scan rows."""
+    table) each matrix (pieces', sections') returns LanceDB's exact flat-scan rows."""
     settings, index = table
     assert resident.eligible(index, settings)
     monkeypatch.setattr(screen, "MIN_ROWS", 0 if screened else 10**9)
@@ -32,11 +34,11 @@ def test_resident_matrix_equals_lancedb_flat_search(table, where, pool, screened
     rng = np.random.default_rng(pool)
     for _ in range(3):
         q = rng.standard_normal(384).astype(np.float32)
-        want = _dense(index, q, where, pool).to_pylist()
-        got = _dense(wrapped, q, where, pool).to_pylist()
+        want = _dense(index, q, where, pool, column).to_pylist()
+        got = _dense(wrapped, q, where, pool, column).to_pylist()
         if screened and pool < 5000 and where is None:  # the screen narrowed, not the fallback
             unit = resident._unit_query(q, snap.stored)
-            assert len(screen.candidates(snap.screen, unit, pool)) < 3000 / 4
+            assert len(screen.candidates(snap.matrix(column)[1], unit, pool)) < 3000 / 4
         assert len(got) == len(want)
         assert [r["_distance"] for r in got] == pytest.approx(
             [r["_distance"] for r in want], abs=1e-6)
