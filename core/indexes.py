@@ -19,6 +19,7 @@ FTS_COLUMN = "text"
 # all four stem/stop-word variants reported: docs/performance.md, bench/fts_variants.py.
 FTS_OPTIONS: dict[str, Any] = {"remove_stop_words": False}
 FTS_INDEX, VECTOR_INDEX = f"{FTS_COLUMN}_idx", "vector_idx"
+SECTION_VECTOR_INDEX = "section_vector_idx"  # the same ANN index over each section's vector
 # The heading path (title > H1 > H2, or a code chunk's file > symbol) as its own BM25 field,
 # which search adds to the body's score with `search.heading_boost` (BM25F in spirit).
 HEADING_COLUMN = "breadcrumb"

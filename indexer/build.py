@@ -47,6 +47,7 @@ class BuildSummary:
     chunks_reused: int = 0
     chunks_deleted: int = 0
     chunks_written: int = 0
+    sections_encoded: int = 0  # split sections embedded whole (their pieces' section vector)
     skipped: dict[str, int] = field(default_factory=dict)
     problems: list[dict[str, str]] = field(default_factory=list)
     missing_roots: list[str] = field(default_factory=list)

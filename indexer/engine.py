@@ -47,7 +47,7 @@ class FileWork:
 # A batch's counters and the BuildSummary field each one adds to.
 SUMMARY_COUNTS = {"rows": "chunks_written", "encoded": "chunks_encoded",
                   "reused": "chunks_reused", "new": "files_new", "changed": "files_changed",
-                  "restamped": "files_restamped"}
+                  "restamped": "files_restamped", "sections": "sections_encoded"}
 
 
 @dataclass
@@ -68,6 +68,7 @@ class Chunked:
     restamped: int = 0
     encoded: int = 0
     reused: int = 0
+    sections: int = 0   # split sections whose whole text was encoded (section vectors)
     skipped: Counter = field(default_factory=Counter)
     table: Any = None
     fragments: list = field(default_factory=list)
@@ -186,7 +187,9 @@ def vectors_for(index: store.Index, pending: list[PendingChunk],
     texts = {p.text_hash: p.row["text"] for p in pending if p.text_hash not in known}
     out.reused += sum(1 for p in pending if p.text_hash in known)
     out.encoded += len(texts)
-    texts.update((h, t) for h, t in split.items() if h not in known and h not in texts)
+    sections_todo = {h: t for h, t in split.items() if h not in known and h not in texts}
+    out.sections += len(sections_todo)
+    texts.update(sections_todo)
     if texts:
         started = time.perf_counter()
         known.update(zip(texts, encode(list(texts.values())), strict=True))
