@@ -53,7 +53,7 @@ class SearchSettings:
     # -- retrieval quality (issue 15): fusion and the heading field, chosen on dev sets --
     # Chosen on the Docker + Node.js dev sets by `python -m bench.fusion` (README: Ranking).
     fusion: str = "convex"        # convex (min-max-normalised scores, weighted) | rrf
-    lexical_weight: float = 0.4   # convex: BM25's weight; the vectors get 1 - it
+    lexical_weight: float = 0.4   # convex: BM25's weight; piece and section vectors share 1 - it
     heading_boost: float = 0.0    # > 0: BM25 over the breadcrumb field too, with this weight
     # -- resident service (issue 19) --
     autostart: bool = True       # a search that finds no service starts `vq serve` detached

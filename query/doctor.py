@@ -337,7 +337,14 @@ def index_checks(settings: Settings, index: Any) -> list[Check]:
 
 def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Check]:
     """Rows not yet folded into the full-text and vector indexes (searched, but slower)."""
-    from vq.core.indexes import FTS_INDEX, VECTOR_INDEX, fts_options_differ, indices
+    from vq.core.indexes import (
+        FTS_INDEX,
+        SECTION_VECTOR_INDEX,
+        VECTOR_INDEX,
+        fts_options_differ,
+        indices,
+    )
+    from vq.core.store import has_sections
 
     found = indices(index.chunks)
     out = []
@@ -354,16 +361,20 @@ def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Che
                          "full-text index; no vector is re-encoded)"))
     else:
         out.append(_unindexed("full-text index", fts))
-    vec = found.get(VECTOR_INDEX)
     min_rows = settings.maintenance.vector_index_min_rows
-    if vec is not None:
-        out.append(_unindexed("vector index", vec))
-    elif min_rows and chunks >= min_rows:
-        out.append(Check("vector index", WARN, f"none, with {chunks} chunks (>= {min_rows})",
-                         "run `vq build` (it creates the ANN index)"))
-    else:
-        out.append(Check("vector index", OK, f"flat search ({chunks} chunks < "
-                         f"maintenance.vector_index_min_rows {min_rows})"))
+    wanted = [("vector index", VECTOR_INDEX)]
+    if has_sections(index):
+        wanted.append(("section vector index", SECTION_VECTOR_INDEX))
+    for name, key in wanted:
+        vec = found.get(key)
+        if vec is not None:
+            out.append(_unindexed(name, vec))
+        elif min_rows and chunks >= min_rows:
+            out.append(Check(name, WARN, f"none, with {chunks} chunks (>= {min_rows})",
+                             "run `vq build` (it creates the ANN index)"))
+        else:
+            out.append(Check(name, OK, f"flat search ({chunks} chunks < "
+                             f"maintenance.vector_index_min_rows {min_rows})"))
     return out
 
 

@@ -94,19 +94,23 @@ def test_rows_over_the_budget_are_read_from_the_table(table, monkeypatch):
 
 
 def test_ann_candidates_are_refined_from_memory_as_lancedb_refines_them(tmp_path):
-    """With a vector index the matrix only re-ranks the index's refine x limit candidates:
-    the same ids and exact distances as LanceDB's own refine_factor, read from disk."""
+    """With vector indexes (pieces' and sections') the matrices only re-rank each index's
+    refine x limit candidates: the same ids and exact distances as LanceDB's own
+    refine_factor, read from disk."""
     from bench.latency import add_vector_index
+    from vq.core.indexes import SECTION_VECTOR_INDEX, VECTOR_INDEX, indices
 
     settings, index, _ = write_table(tmp_path / "ann", 3000)
     add_vector_index(settings, index)
+    assert {VECTOR_INDEX, SECTION_VECTOR_INDEX} <= indices(index.chunks).keys()
     assert not resident.eligible(index, settings) and resident.fits(index)
     snap = resident.load(index, COLUMNS, vectors=True, flat=False)
     wrapped = resident.wrap(index, snap)
     rng = np.random.default_rng(9)
-    for where in (None, "path LIKE '%1%'"):
+    for where, column in ((None, "vector"), ("path LIKE '%1%'", "vector"),
+                          (None, "section_vector")):
         q = rng.standard_normal(384).astype(np.float32)
-        want, got = (_dense(i, q, where, 30).to_pylist() for i in (index, wrapped))
+        want, got = (_dense(i, q, where, 30, column).to_pylist() for i in (index, wrapped))
         assert len(got) == len(want) == 30
         assert {r["id"]: r["text"] for r in got} == {r["id"]: r["text"] for r in want}
         mine = {r["id"]: r["_distance"] for r in got}
