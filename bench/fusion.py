@@ -133,13 +133,15 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
     return {"heading_boost": boost, "fusion": best, "mean_ndcg@10": round(mean(best), 4)}
 
 
-# the shipped fusion: convex min-max at the settings' default BM25 weight
+# the fusion every dev-set experiment is judged against: convex min-max of BM25 and the
+# piece vectors at the settings' BM25 weight (what shipped until bench.dual_dense passed;
+# vq now adds section vectors as a third signal, as that module's variant does)
 DEFAULT_WEIGHT = SearchSettings().lexical_weight
 
 
 def default_order(lexical: dict[str, float], dense: dict[str, float],
                   weight: float = DEFAULT_WEIGHT) -> list[str]:
-    """The shipped fusion's ranking of two pools (before one piece per section)."""
+    """The two-signal fusion's ranking of two pools (before one piece per section)."""
     return fusion.ranked(fusion.convex({"bm25": lexical, "dense": dense},
                                        {"bm25": weight, "dense": 1 - weight}, False))
 
