@@ -106,7 +106,7 @@ def test_tools_over_stdio(built, config_file, vault, tmp_path):
     assert data["method"] == "hybrid" and data["device"] and data["notices"] == []
     assert 1 <= len(data["hits"]) <= 3 and set(data["hits"][0]) >= HIT_FIELDS
     assert data["hits"][0]["breadcrumb"] == "Deploying the service > Rollback"
-    assert set(data["hits"][0]["signals"]) <= {"bm25", "dense", "fused"}
+    assert set(data["hits"][0]["signals"]) <= {"bm25", "dense", "sections", "fused"}
     lexical = out["lexical"].structured_content
     assert lexical["method"] == "lexical" and lexical["hits"][0]["path"] == "errors.md"
     filtered = out["filtered"].structured_content["hits"]

@@ -53,8 +53,10 @@ def tables(location):
     chunks = index.chunks.to_arrow().sort_by("id")
     files = index.files.to_arrow().drop(["indexed_at"])
     files = files.sort_by([("vault", "ascending"), ("path", "ascending")])
-    vectors = np.asarray(chunks["vector"].to_pylist(), dtype=np.float32)
-    return chunks.drop(["vector"]).to_pylist(), files.to_pylist(), vectors, index.meta
+    vectors = np.asarray(chunks["vector"].to_pylist() + chunks["section_vector"].to_pylist(),
+                         dtype=np.float32)  # each piece's, then each piece's section's
+    return (chunks.drop(["vector", "section_vector"]).to_pylist(), files.to_pylist(), vectors,
+            index.meta)
 
 
 def assert_same_index(ray_index, local_index):
