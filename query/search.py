@@ -31,6 +31,7 @@ DEFINITIONS = 20  # symbol definitions fetched when the query names a symbol
 # Hybrid's third signal: each piece's section embedded whole (bench/dual_dense.py: +0.010
 # mean nDCG@10 on the dev sets, confirmed on two unseen sets). Older indexes lack it.
 SECTIONS = "sections"
+SECTION_FETCH = 3  # pieces fetched per pooled section by the section-vector search
 COLUMNS = ["id", "vault", "path", "kind", "language", "breadcrumb", "symbol", "start_line",
            "end_line", "page", "text", "body_start", "doc_date", "mtime"]
 
@@ -127,8 +128,8 @@ def _pools(settings: Settings, q: Query, index: store.Index, where: str | None, 
             if vector is not None:
                 rankings["dense"] = _collect(_dense(index, vector, where, pool), rows, "dense")
                 if q.method == "hybrid" and store.has_sections(index):
-                    found_sections = _dense(index, vector, where, pool, SECTION_VECTOR)
-                    rankings[SECTIONS] = _collect(found_sections, rows, SECTIONS)
+                    found = _dense(index, vector, where, SECTION_FETCH * pool, SECTION_VECTOR)
+                    rankings[SECTIONS] = _collect(found, rows, SECTIONS, _top_sections(pool))
     finally:
         found = lexical.result() if lexical is not None else None
     if q.method == "lexical" or "dense" not in rankings:
@@ -140,6 +141,24 @@ def _pools(settings: Settings, q: Query, index: store.Index, where: str | None, 
     if SECTIONS in rankings:
         rankings[SECTIONS] = _spread(rankings[SECTIONS], rows)
     return rankings
+
+
+def _top_sections(pool: int) -> Any:
+    """The pieces of the ``pool`` best sections: a section's pieces share its vector, so
+    the search fetched ``SECTION_FETCH`` x pool pieces to hold them whole, and the pool
+    counts sections, as the signal was measured (``bench/dual_dense.py``)."""
+    def keep(found: list[dict]) -> list[dict]:
+        chosen: set[tuple[str, ...]] = set()
+        out = []
+        for row in found:
+            key = _section(row)
+            if key not in chosen:
+                if len(chosen) == pool:
+                    continue
+                chosen.add(key)
+            out.append(row)
+        return out
+    return keep
 
 
 def _spread(ranked: list[str], rows: dict[str, dict]) -> list[str]:
@@ -229,8 +248,9 @@ def _dense(index: store.Index, vector: Any, where: str | None, pool: int,
     return query.select([*COLUMNS, "_distance"]).limit(pool).to_arrow()
 
 
-def _collect(table: Any, rows: dict[str, dict], signal: str) -> list[str]:
-    """Remember each row once; record this signal's rank and raw score on it."""
+def _collect(table: Any, rows: dict[str, dict], signal: str, keep: Any = None) -> list[str]:
+    """Remember each row once; record this signal's rank and raw score on it.
+    ``keep`` narrows the ranked rows (``_top_sections``)."""
     ids = []
     found = table.to_pylist()
     for row in found:
@@ -238,6 +258,8 @@ def _collect(table: Any, rows: dict[str, dict], signal: str) -> list[str]:
         row["_raw"] = score
         row.pop("_relevance_score", None)
     found.sort(key=lambda r: (-r["_raw"], r["id"]))  # ties by id: storage order must not count
+    if keep is not None:
+        found = keep(found)
     for rank, row in enumerate(found, 1):
         score = row.pop("_raw")
         rows.setdefault(row["id"], row).setdefault("_signals", {})[signal] = {
