@@ -94,3 +94,18 @@ def test_build_stores_section_vectors_and_hybrid_fuses_them(tmp_path, build):
     res = search(settings, Query("records rejected by the schema registry"), index=old)
     assert SECTIONS not in res.pools and "sections" not in res.fusion
     assert res.hits and res.hits[0].path == "pipeline.md"
+
+
+def test_the_section_pool_counts_sections_and_keeps_each_whole():
+    """Pieces of one section share its vector, so they arrive together; the pool holds
+    the best ``pool`` sections with all their fetched pieces, however many pieces."""
+    from vq.query.search import _top_sections
+
+    def row(i: str, section: str) -> dict:
+        return {"id": i, "kind": "notes", "vault": "v", "path": "a.md", "breadcrumb": section}
+
+    found = [row("1", "A"), row("2", "A"), row("3", "A"), row("4", "B"), row("5", "C"),
+             row("6", "B")]
+    assert [r["id"] for r in _top_sections(2)(found)] == ["1", "2", "3", "4", "6"]
+    code = [dict(row(str(n), "same"), kind="code") for n in range(4)]  # code: one per piece
+    assert [r["id"] for r in _top_sections(2)(code)] == ["0", "1"]
