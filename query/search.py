@@ -165,7 +165,7 @@ def _spread(ranked: list[str], rows: dict[str, dict]) -> list[str]:
     """Every candidate piece of a section the section-vector search found carries that
     section's cosine (the search returns some of its pieces; BM25 or the piece vectors
     may have found others). Ranked again, best first, ties by id."""
-    best = {}
+    best: dict[tuple[str, ...], float] = {}
     for i in ranked:
         best.setdefault(_section(rows[i]), rows[i]["_signals"][SECTIONS]["score"])
     for row in rows.values():
