@@ -109,18 +109,9 @@ def variants() -> list[tuple[str, Any]]:
             ("dense, piece + section vectors", dense_both)]
 
 
-def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
-    """The rule of the module docstring: only the hybrid rows compete."""
-    return fusion_bench.ship(scores, list(CONFIRM))
-
-
-def confirm(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
-    return fusion_bench.confirm(scores, *CONFIRM)
-
-
 def main(argv: list[str] | None = None) -> int:
     return fusion_bench.experiment_main(argv, __doc__, "dual_dense", variants(), entries,
-                                        choose, confirm)
+                                        CONFIRM)
 
 
 if __name__ == "__main__":

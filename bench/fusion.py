@@ -288,15 +288,17 @@ def confirm(scores: dict[str, dict[str, dict]], base: str, new: str, gain: float
 
 
 def experiment_main(argv: list[str] | None, doc: str, name: str,
-                    variants: list[tuple[str, Any]], fetch: Any, choose: Any,
-                    confirm_: Any) -> int:
-    """``variant_main`` on the dev sets, or with ``--confirm`` on ``confirm_corpora``."""
+                    variants: list[tuple[str, Any]], fetch: Any, rival: tuple[str, str]
+                    ) -> int:
+    """``variant_main`` judged by ``ship`` on the dev sets, or with ``--confirm`` by
+    ``confirm`` on ``confirm_corpora``: only ``rival`` (default, variant) competes."""
+    base, new = rival
     args = list(sys.argv[1:] if argv is None else argv)
     if "--confirm" in args:
         args.remove("--confirm")
-        return variant_main(args, doc, name, variants, fetch, confirm_,
-                            corpora=confirm_corpora)
-    return variant_main(args, doc, name, variants, fetch, choose)
+        return variant_main(args, doc, name, variants, fetch,
+                            lambda s: confirm(s, base, new), corpora=confirm_corpora)
+    return variant_main(args, doc, name, variants, fetch, lambda s: ship(s, [base, new]))
 
 
 def main(argv: list[str] | None = None) -> int:

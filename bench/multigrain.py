@@ -93,22 +93,12 @@ def variants() -> list[tuple[str, Any]]:
             ("lexical, piece + section BM25", lexical_both)]
 
 
-CONFIRM = ("default hybrid", "hybrid, piece + section BM25")
-
-
-def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
-    """The rule of the module docstring: only the hybrid rows compete."""
-    return fusion_bench.ship(scores, list(CONFIRM))
-
-
-def confirm(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
-    """The confirmation rule of the module docstring (``bench.fusion.confirm``)."""
-    return fusion_bench.confirm(scores, *CONFIRM)
+CONFIRM = ("default hybrid", "hybrid, piece + section BM25")  # the rival pair of the rules
 
 
 def main(argv: list[str] | None = None) -> int:
     return fusion_bench.experiment_main(argv, __doc__, "multigrain", variants(),
-                                        section_bm25.entries, choose, confirm)
+                                        section_bm25.entries, CONFIRM)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,17 @@ HEADING_COLUMN = "breadcrumb"
 HEADING_INDEX = f"{HEADING_COLUMN}_idx"
 
 
+def vector_columns(index: Any) -> list[tuple[str, str]]:
+    """(column, ANN index name) of each vector column the index holds: the pieces'
+    vectors, and from chunker 4 on each piece's section vector. The build indexes,
+    the service loads and `vq doctor` checks exactly these."""
+    from vq.core.schema import SECTION_VECTOR
+    from vq.core.store import has_sections
+
+    return [("vector", VECTOR_INDEX)] + (
+        [(SECTION_VECTOR, SECTION_VECTOR_INDEX)] if has_sections(index) else [])
+
+
 def indices(table: Any) -> dict[str, Any]:
     """The table's indexes by name, with what LanceDB records about each (one read)."""
     return {getattr(i, "name", ""): i for i in table.list_indices()}

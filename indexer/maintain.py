@@ -16,15 +16,13 @@ from vq.core.indexes import (
     FTS_OPTIONS,
     HEADING_COLUMN,
     HEADING_INDEX,
-    SECTION_VECTOR_INDEX,
-    VECTOR_INDEX,
     fts_options_differ,
     grace,
     indices,
+    vector_columns,
 )
-from vq.core.schema import SECTION_VECTOR
 from vq.core.settings import Settings
-from vq.core.store import Index, has_sections
+from vq.core.store import Index
 
 
 def ensure_indexes(index: Index, settings: Settings) -> list[str]:
@@ -44,10 +42,7 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
             index.chunks.create_index(column, config=FTS(**FTS_OPTIONS), replace=True)
             created.append("fts" if column == FTS_COLUMN else "fts:" + column)
     min_rows = settings.maintenance.vector_index_min_rows
-    vectors = [("vector", VECTOR_INDEX)]
-    if has_sections(index):
-        vectors.append((SECTION_VECTOR, SECTION_VECTOR_INDEX))
-    for column, name in vectors:
+    for column, name in vector_columns(index):
         if min_rows and rows >= min_rows and name not in found:
             index.chunks.create_index(metric="cosine", vector_column_name=column,
                                       index_type="IVF_HNSW_SQ", replace=True, name=name)

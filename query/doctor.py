@@ -337,14 +337,7 @@ def index_checks(settings: Settings, index: Any) -> list[Check]:
 
 def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Check]:
     """Rows not yet folded into the full-text and vector indexes (searched, but slower)."""
-    from vq.core.indexes import (
-        FTS_INDEX,
-        SECTION_VECTOR_INDEX,
-        VECTOR_INDEX,
-        fts_options_differ,
-        indices,
-    )
-    from vq.core.store import has_sections
+    from vq.core.indexes import FTS_INDEX, fts_options_differ, indices, vector_columns
 
     found = indices(index.chunks)
     out = []
@@ -362,10 +355,8 @@ def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Che
     else:
         out.append(_unindexed("full-text index", fts))
     min_rows = settings.maintenance.vector_index_min_rows
-    wanted = [("vector index", VECTOR_INDEX)]
-    if has_sections(index):
-        wanted.append(("section vector index", SECTION_VECTOR_INDEX))
-    for name, key in wanted:
+    for column, key in vector_columns(index):
+        name = "vector index" if column == "vector" else column.replace("_", " ") + " index"
         vec = found.get(key)
         if vec is not None:
             out.append(_unindexed(name, vec))

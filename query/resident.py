@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 
 from vq.core.schema import SECTION_VECTOR
-from vq.core.store import has_sections
 
 CHUNK_ROWS = 65_536  # rows converted per step while loading: bounded extra memory
 MAX_BYTES = 4 << 30  # vectors and rows together never above this (1M x 384 float32: 1.5 GiB)
@@ -51,20 +50,25 @@ class Snapshot:
     row_ids: np.ndarray         # LanceDB _rowid per row, valid in ``pinned``
     position: dict[str, int]    # chunk id -> row
     rows: Any = None            # pyarrow.Table of the result columns, or None (too big)
-    vectors: np.ndarray | None = None  # float32 (rows, dim), unit rows; None: LanceDB's
+    # vector column -> (float32 (rows, dim) unit rows, vq.query.screen.Screen of them or
+    # None: flat scans only); a column not held is answered by LanceDB
+    matrices: dict[str, tuple[np.ndarray, Any]] = dataclasses.field(default_factory=dict)
     stored: Any = np.float32    # the vector column's dtype: LanceDB casts the query to it
     flat: bool = True           # the matrix answers the scan; False: it refines ANN hits
-    screen: Any = None          # vq.query.screen.Screen of ``vectors`` (flat scans only)
-    section_vectors: np.ndarray | None = None  # the same for ``section_vector``, if any
-    section_screen: Any = None
     rowid_order: np.ndarray = dataclasses.field(  # argsort of ``row_ids``
         default_factory=lambda: np.empty(0, dtype=np.int64))
 
     def matrix(self, column: str) -> tuple[np.ndarray | None, Any]:
         """(unit rows, int8 screen) of a vector column; (None, None): not held."""
-        if column == SECTION_VECTOR:
-            return self.section_vectors, self.section_screen
-        return (self.vectors, self.screen) if column == "vector" else (None, None)
+        return self.matrices.get(column, (None, None))
+
+    @property
+    def vectors(self) -> np.ndarray | None:
+        return self.matrix("vector")[0]
+
+    @property
+    def screen(self) -> Any:
+        return self.matrix("vector")[1]
 
 
 def eligible(index: Any, settings: Any) -> bool:
@@ -85,7 +89,9 @@ def fits(index: Any) -> bool:
 
 
 def _vector_columns(index: Any) -> list[str]:
-    return ["vector"] + ([SECTION_VECTOR] if has_sections(index) else [])
+    from vq.core.indexes import vector_columns
+
+    return [column for column, _ in vector_columns(index)]
 
 
 def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
@@ -115,10 +121,7 @@ def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
             from vq.query.onnx_encoder import intra_threads
 
             built = screen.build(unit, intra_threads())
-        if column == "vector":
-            snap.vectors, snap.screen = unit, built
-        else:
-            snap.section_vectors, snap.section_screen = unit, built
+        snap.matrices[column] = (unit, built)
     rows = data.select(list(dict.fromkeys(["id", *columns])))
     if matrix_bytes + rows.nbytes <= MAX_BYTES:
         snap.rows = rows.combine_chunks()

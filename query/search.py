@@ -292,9 +292,17 @@ def _fuse(rankings: dict[str, list[str]], rows: dict[str, dict], settings: Setti
 def _fusion_label(settings: Settings, sections: bool = False) -> str:
     if settings.search.fusion == "rrf":
         return f"rrf k={settings.search.rrf_k}"
-    w = settings.search.lexical_weight
-    return (f"convex min-max: {w:g}·bm25 + {(1 - w) / 2:g}·dense + {(1 - w) / 2:g}·sections"
-            if sections else f"convex min-max: {w:g}·bm25 + {1 - w:g}·dense")
+    weights = convex_weights(settings.search.lexical_weight, sections)
+    return "convex min-max: " + " + ".join(f"{w:g}·{name}" for name, w in weights.items())
+
+
+def convex_weights(lexical_weight: float, sections: bool) -> dict[str, float]:
+    """Each signal's weight: BM25 ``lexical_weight``, the vectors the rest, split equally
+    between piece and section vectors when the index has both."""
+    dense = 1.0 - lexical_weight
+    if not sections:
+        return {"bm25": lexical_weight, "dense": dense}
+    return {"bm25": lexical_weight, "dense": dense / 2, SECTIONS: dense / 2}
 
 
 def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weight: float
@@ -302,9 +310,7 @@ def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weigh
     """The convex fusion; each hit's signals gain ``fused``: what each signal added."""
     pools = {name: {i: rows[i]["_signals"][name]["score"] for i in ids}
              for name, ids in rankings.items()}
-    weights = {"bm25": lexical_weight, "dense": 1.0 - lexical_weight}
-    if SECTIONS in pools:  # the dense weight split between piece and section vectors
-        weights.update(dense=weights["dense"] / 2, **{SECTIONS: weights["dense"] / 2})
+    weights = convex_weights(lexical_weight, SECTIONS in pools)
     scores = fusion.convex(pools, weights, zero_floor=False)
     for name, pool in pools.items():
         part = fusion.convex({name: pool}, weights, zero_floor=False)

@@ -222,7 +222,12 @@ def test_dev_set_shipping_rule_needs_a_mean_gain_and_no_drop():
 
 
 def test_confirmation_rule_needs_a_gain_on_the_new_set_and_no_drop_anywhere():
-    from bench.multigrain import CONFIRM, confirm
+    from functools import partial
+
+    from bench.fusion import confirm as rule
+    from bench.multigrain import CONFIRM
+
+    confirm = partial(rule, base=CONFIRM[0], new=CONFIRM[1])
 
     def scores(fresh: tuple[float, float], heading: tuple[float, float]) -> dict:
         plain = _scores(**{"nodejs-contributing": fresh, "nodejs": heading})
