@@ -90,15 +90,13 @@ def entries(config: Any, queries: list[dict]) -> list[dict[str, Any]]:
 
 def both(entry: dict[str, Any]) -> list[str]:
     """Min-max convex over piece BM25, piece cosine and section cosine; dense weight split."""
-    pools = {"bm25": entry["bm25"], "dense": entry["dense"], "dsection": entry["dsection"]}
-    weights = {"bm25": 1 - DENSE, "dense": DENSE / 2, "dsection": DENSE / 2}
-    return fusion.ranked(fusion.convex(pools, weights, False))
+    return fusion_bench.convex_order(entry, {"bm25": 1 - DENSE, "dense": DENSE / 2,
+                                             "dsection": DENSE / 2})
 
 
 def dense_both(entry: dict[str, Any]) -> list[str]:
     """For the record: the two vector pools alone, equally weighted."""
-    pools = {"dense": entry["dense"], "dsection": entry["dsection"]}
-    return fusion.ranked(fusion.convex(pools, {"dense": 0.5, "dsection": 0.5}, False))
+    return fusion_bench.convex_order(entry, {"dense": 0.5, "dsection": 0.5})
 
 
 def variants() -> list[tuple[str, Any]]:

@@ -146,6 +146,12 @@ def default_order(lexical: dict[str, float], dense: dict[str, float],
                                        {"bm25": weight, "dense": 1 - weight}, False))
 
 
+def convex_order(entry: dict[str, Any], weights: dict[str, float]) -> list[str]:
+    """Min-max convex over the entry's pools named in ``weights``, ranked."""
+    return fusion.ranked(fusion.convex({name: entry[name] for name in weights}, weights,
+                                       False))
+
+
 def dev_pools(config: Path, queries: list[dict], extra: Any = None) -> list[dict[str, Any]]:
     """Per query: its text, the BM25 and dense pools as {id: score}, every candidate's
     span; ``extra(index, entry, vector)`` adds an experiment's own pools."""

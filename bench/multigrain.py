@@ -74,15 +74,13 @@ LEXICAL = fusion_bench.DEFAULT_WEIGHT
 
 def both(entry: dict[str, Any]) -> list[str]:
     """Min-max convex over piece BM25, section BM25 and dense; the lexical weight split."""
-    pools = {"bm25": entry["bm25"], "section": entry["section"], "dense": entry["dense"]}
-    weights = {"bm25": LEXICAL / 2, "section": LEXICAL / 2, "dense": 1 - LEXICAL}
-    return fusion.ranked(fusion.convex(pools, weights, False))
+    return fusion_bench.convex_order(entry, {"bm25": LEXICAL / 2, "section": LEXICAL / 2,
+                                             "dense": 1 - LEXICAL})
 
 
 def lexical_both(entry: dict[str, Any]) -> list[str]:
     """For the record: the two BM25 pools alone, equally weighted."""
-    pools = {"bm25": entry["bm25"], "section": entry["section"]}
-    return fusion.ranked(fusion.convex(pools, {"bm25": 0.5, "section": 0.5}, False))
+    return fusion_bench.convex_order(entry, {"bm25": 0.5, "section": 0.5})
 
 
 def variants() -> list[tuple[str, Any]]:
