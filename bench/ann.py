@@ -12,7 +12,7 @@ latency) is measured for each ``nprobes`` × ``refine_factor``.
 Encoding on 2 shared CPU cores runs at ~10-20 chunks/s: 100k chunks is out of
 reach there, so the result states how many real vectors it used.
 
-    python -m bench.ann [--rows 20000] [--sizes 5000 10000 20000] [--work DIR]
+    python -m bench.ann [--rows 20000] [--sizes 5000 10000 20000] [--pools] [--work DIR]
 """
 
 from __future__ import annotations
@@ -122,6 +122,29 @@ def measure(tbl: Any, queries: np.ndarray) -> list[dict]:
     return out
 
 
+def pool_recall(tbl: Any, queries: np.ndarray, limit: int, top: int,
+                refines: tuple[int, ...] = (1, 2, 3, 5, 10)) -> list[dict]:
+    """Recall of a wide ANN pool: the exact top ``top`` found among ``limit`` ANN hits
+    re-ranked from ``refine x limit`` candidates. The section-vector search asks for
+    ``SECTION_FETCH x pool`` rows to keep ``pool`` sections, so its refine need not
+    match the piece search's (run after ``measure`` built the index)."""
+    exact = [set(tbl.search(q).distance_type("cosine").bypass_vector_index().limit(top)
+                 .select(["id"]).to_arrow()["id"].to_pylist()) for q in queries]
+    out = []
+    for refine in refines:
+        hits, times = [], []
+        for q, want in zip(queries, exact, strict=True):
+            query = (tbl.search(q).distance_type("cosine").nprobes(20).limit(limit)
+                     .refine_factor(refine))
+            t, got = timed(lambda query=query: query.select(["id"]).to_arrow())
+            times.append(t)
+            hits.append(len(want & set(got["id"].to_pylist())) / top)
+        out.append({"limit": limit, "refine_factor": refine, f"recall@{top}":
+                    round(float(np.mean(hits)), 4), "candidates": refine * limit,
+                    "ms": latency_ms(times)})
+    return out
+
+
 def screened(data: np.ndarray, queries: np.ndarray, k: int = 100) -> dict:
     """The service's exact scan with and without the int8 screen (``vq.query.screen``) on
     these real vectors: candidates per query, p50 latency, and whether the top ``k``
@@ -153,7 +176,8 @@ def screened(data: np.ndarray, queries: np.ndarray, k: int = 100) -> dict:
             "screened_ms": latency_ms(fast), "float32_scan_ms": latency_ms(full)}
 
 
-def run(work: Path, rows: int, sizes: list[int], max_seq: int = MAX_SEQ) -> dict:
+def run(work: Path, rows: int, sizes: list[int], max_seq: int = MAX_SEQ,
+        pools: bool = False) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     data = vectors(work, rows + HELD_OUT, max_seq)
     queries, pool = data[:HELD_OUT], data[HELD_OUT:]
@@ -163,7 +187,11 @@ def run(work: Path, rows: int, sizes: list[int], max_seq: int = MAX_SEQ) -> dict
         if size > len(pool):
             continue
         log(f"ann: {size} rows")
-        result["sizes"][size] = measure(table(work, pool[:size], f"t{size}"), queries)
+        tbl = table(work, pool[:size], f"t{size}")
+        result["sizes"][size] = measure(tbl, queries)
+        if pools:  # the piece search's pool (100, refine 10) beside the section search's
+            result.setdefault("pools", {})[size] = (
+                pool_recall(tbl, queries, 100, 100, (10,)) + pool_recall(tbl, queries, 300, 100))
         result.setdefault("screen", {})[size] = screened(pool[:size], queries)
     return result
 
@@ -174,10 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[5000, 10000, 20000])
     ap.add_argument("--max-seq", type=int, default=MAX_SEQ,
                     help="word pieces of each chunk encoded (fewer: faster, still real text)")
+    ap.add_argument("--pools", action="store_true",
+                    help="also recall@100 of 100-row and 300-row pools by refine factor")
     ap.add_argument("--work", type=Path)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    result = run(scratch(args.work, "ann"), args.rows, args.sizes, args.max_seq)
+    result = run(scratch(args.work, "ann"), args.rows, args.sizes, args.max_seq, args.pools)
     print(json.dumps(result, indent=1))
     if args.json:
         save_json(args.json, result)
