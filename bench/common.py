@@ -227,11 +227,13 @@ class RandomEncoder:
         self.dim, self.model_name, self.batch_size = dim, model_name, 64
         self.device = Device("cpu", "bench: random unit vectors, no model")
         self.calls = 0
+        self.texts: list[str] = []  # every text asked for, in order (what a build encodes)
 
     def encode(self, texts: list[str], progress: Any = None) -> Any:
         import numpy as np
 
         self.calls += len(texts)
+        self.texts.extend(texts)
         seed = int.from_bytes(hashlib.blake2b("\0".join(texts).encode(),
                                               digest_size=8).digest(), "little")
         out = unit_vectors(len(texts), self.dim, seed)
