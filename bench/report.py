@@ -82,7 +82,19 @@ def ann_markdown(r: dict) -> str:
                 "same vectors, top 100:\n\n" + table(
                     ["rows", "candidates p50", "max", "exact top 100", "screened p50 ms",
                      "float32 scan p50 ms", "screen build s"], screens))
-    return out
+    return out + _pools_markdown(r)
+
+
+def _pools_markdown(r: dict) -> str:
+    """Recall@100 of the piece search's pool beside the section search's larger pool,
+    by refine factor (``bench.ann --pools``): what sets ``search.SECTION_REFINE``."""
+    rows = [[size, m["limit"], m["refine_factor"], m["candidates"], m["recall@100"],
+             m["ms"]["p50_ms"]] for size, runs in r.get("pools", {}).items() for m in runs]
+    if not rows:
+        return ""
+    return ("\n\nPools, recall@100 against exact search (the piece search asks for 100 "
+            "rows, the section search for 300):\n\n" + table(
+                ["rows", "limit", "refine", "candidates", "recall@100", "p50 ms"], rows))
 
 
 def _style_table(methods: dict) -> str:

@@ -27,6 +27,12 @@ from vq.query.filters import Filters, combine, explain_empty, predicates
 # 0.812 without refine, 0.940 with refine 5 and 0.965 with 10; nprobes 10-80 changed
 # nothing. The service re-ranks from memory, so the larger refine costs it ~1 ms.
 ANN_NPROBES, ANN_REFINE = 20, 10
+# The section search asks for SECTION_FETCH x pool rows, so a smaller refine keeps the
+# same candidates: at 100k real vectors (bench/results/2026-12-05-ann-pools.md) the
+# 300-row pool's recall@100 is 0.999 at refine 3 and 1.000 at 5, against 0.9992 for the
+# piece search (100 rows, refine 10); the rule, set before measuring, took the smallest
+# refine in {1, 2, 3, 5} that matches the piece search. Refine 10 there re-ranked 3,000.
+SECTION_REFINE = 5
 DEFINITIONS = 20  # symbol definitions fetched when the query names a symbol
 # Hybrid's third signal: each piece's section embedded whole (bench/dual_dense.py: +0.010
 # mean nDCG@10 on the dev sets, confirmed on two unseen sets). Older indexes lack it.
@@ -241,8 +247,9 @@ def _dense(index: store.Index, vector: Any, where: str | None, pool: int,
            column: str = "vector") -> Any:
     """The ``pool`` nearest pieces by their own vectors, or (``SECTION_VECTOR``) by
     the vectors of the sections they belong to."""
+    refine = SECTION_REFINE if column == SECTION_VECTOR else ANN_REFINE
     query = (index.chunks.search(vector, vector_column_name=column)
-             .distance_type("cosine").nprobes(ANN_NPROBES).refine_factor(ANN_REFINE))
+             .distance_type("cosine").nprobes(ANN_NPROBES).refine_factor(refine))
     if where:
         query = query.where(where, prefilter=True)
     return query.select([*COLUMNS, "_distance"]).limit(pool).to_arrow()
