@@ -88,7 +88,7 @@ def ann_markdown(r: dict) -> str:
 def _pools_markdown(r: dict) -> str:
     """Recall@100 of the piece search's pool beside the section search's larger pool,
     by refine factor (``bench.ann --pools``): what sets ``search.SECTION_REFINE``."""
-    rows = [[size, m["limit"], m["refine_factor"], m["candidates"], m["recall@100"],
+    rows = [[size, m["limit"], m["refine_factor"], m["candidates"], f"{m['recall@100']:.4f}",
              m["ms"]["p50_ms"]] for size, runs in r.get("pools", {}).items() for m in runs]
     if not rows:
         return ""
