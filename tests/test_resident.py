@@ -7,7 +7,7 @@ import pytest
 
 from bench.latency import write_table
 from vq.query import resident, screen
-from vq.query.search import COLUMNS, _dense, _lexical
+from vq.query.search import ANN_REFINE, COLUMNS, SECTION_REFINE, _dense, _lexical
 
 
 @pytest.fixture(scope="module")
@@ -121,8 +121,6 @@ def test_ann_candidates_are_refined_from_memory_as_lancedb_refines_them(tmp_path
 def test_each_vector_search_refines_by_its_own_factor(table, monkeypatch):
     """The section search's 300-row pool is re-ranked from 5x its rows, the piece search's
     from 10x (bench/results/2026-12-05-ann-pools.md): each column asks for its own."""
-    from vq.query import search
-
     _, index = table
     builder = type(index.chunks.search(np.zeros(384, np.float32), vector_column_name="vector"))
     asked: list[int] = []
@@ -136,5 +134,5 @@ def test_each_vector_search_refines_by_its_own_factor(table, monkeypatch):
     q = np.random.default_rng(3).standard_normal(384).astype(np.float32)
     for column in ("vector", "section_vector"):
         assert len(_dense(index, q, None, 10, column)) == 10
-    assert asked == [search.ANN_REFINE, search.SECTION_REFINE]
-    assert search.SECTION_REFINE < search.ANN_REFINE
+    assert asked == [ANN_REFINE, SECTION_REFINE]
+    assert SECTION_REFINE < ANN_REFINE
