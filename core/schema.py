@@ -17,6 +17,9 @@ SCHEMA_VERSION = 1
 CHUNKER_VERSION = 4  # 2: tree-sitter code chunks, code context in the embed text
 #                     3: chunks sized to the model window in word pieces (core/window.py)
 #                     4: a section vector beside each piece's (section_hash, section_vector)
+# Not bumped for heading attribute lists leaving breadcrumbs (core/attr_list.py): a
+# re-encode of every index would buy one brace group less in old rows' embed headers,
+# search cleans old breadcrumbs when it shows them, and an edited file is re-chunked whole.
 CHUNKS, FILES, BUILDS = "chunks", "files", "builds"
 SECTION_VECTOR = "section_vector"  # each piece's section embedded whole
 SECTIONS_SINCE = 4  # the chunker version that added section_hash and section_vector

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from vq.core.attr_list import strip_heading_attrs
 from vq.core.display import shown
 from vq.query.search import Hit, Result
 
@@ -17,9 +18,10 @@ def terms(query: str) -> list[str]:
 
 
 def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
-    """The window of the chunk with the most query terms, on one line."""
+    """The window of the chunk with the most query terms, on one line (heading
+    attribute lists left out: they are markup the reader never sees)."""
     words = terms(query)
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [strip_heading_attrs(ln).strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
         return ""
     best = max(range(len(lines)), key=lambda i: (sum(w in lines[i].lower() for w in words), -i))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vq.core import store
+from vq.core.attr_list import strip_breadcrumb
 from vq.core.errors import VqError
 from vq.core.indexes import HEADING_COLUMN as HEADING_FTS
 from vq.core.schema import SECTION_VECTOR
@@ -393,7 +394,7 @@ def _hit(settings: Settings, row: dict, rank: int) -> Hit:
     abs_path = str(vault.path / row["path"]) if vault else row["path"]
     return Hit(id=row["id"], vault=row["vault"], path=row["path"], abs_path=abs_path,
                start_line=row["start_line"], end_line=row["end_line"],
-               breadcrumb=row["breadcrumb"], kind=row["kind"],
+               breadcrumb=strip_breadcrumb(row["breadcrumb"]), kind=row["kind"],
                text=row["text"][row["body_start"]:], symbol=row["symbol"] or "",
                language=row["language"] or "", page=row["page"],
                score=round(row["_score"], 6), rank=rank, signals=row["_signals"])

@@ -4,7 +4,9 @@ Sections follow ATX headings only (setext headings are plain text here). Code
 fences are tracked so that ``# comment`` in a shell snippet is never a heading,
 and a fence is never cut in half unless it alone exceeds ``max_chars``.
 Frontmatter feeds title, tags and date; it is never part of a chunk, and
-malformed frontmatter is ignored rather than failing the file.
+malformed frontmatter is ignored rather than failing the file. A heading's
+attribute list (``## Install { #install }``, MkDocs ``attr_list``) is left out of
+breadcrumbs and titles; the chunk text keeps the line as written.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from vq.core.attr_list import strip_attr_list
 from vq.indexer.handlers.base import (
     Chunk,
     Document,
@@ -117,6 +120,7 @@ def _scan(lines: Sequence[str], start: int) -> tuple[list[_Heading], list[Span]]
         heading = _HEADING.match(line)
         if heading:
             text = _CLOSING_HASHES.sub("", (heading.group(2) or "").strip()).strip()
+            text = strip_attr_list(text).strip()
             headings.append(_Heading(i, len(heading.group(1)), text))
     if fence is not None:
         fences.append((fence_start, len(lines)))
