@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
 
 from vq.core.cli import echo_json, settings_from
 from vq.core.settings import Settings
+
+if TYPE_CHECKING:
+    from vq.jobs.units import UnitNames
 
 SCHEDULE_CODES = """\b
 Exit codes:
@@ -88,17 +92,21 @@ def jobs() -> None:
                    "daemon follows schedule.cron).")
 @click.option("--write", is_flag=True,
               help="Write the units into the systemd folder instead of printing them.")
+@click.option("--force", is_flag=True,
+              help="With --write: replace units of these names that run another config.")
 @click.pass_context
-def systemd(ctx: click.Context, user: bool, interval: str, write: bool) -> None:
+def systemd(ctx: click.Context, user: bool, interval: str, write: bool, force: bool) -> None:
     """Print (or --write) systemd units: a build timer, or the schedule daemon.
 
-    vq-build.service + vq-build.timer run `vq build` with this config and
+    vq-build-ID.service + vq-build-ID.timer run `vq build` with this config and
     environment (Persistent=true catches up after downtime; RandomizedDelaySec
-    is schedule.jitter_seconds); vq-schedule.service runs `vq schedule` instead.
-    Enable either the timer or the daemon, not both.
+    is schedule.jitter_seconds); vq-schedule-ID.service runs `vq schedule` instead.
+    Enable either the timer or the daemon, not both. ID is the project folder's
+    name and a hash of the config's path, so each project has its own units;
+    --write refuses to replace a unit that runs another config.
     """
     from vq.jobs.timespec import interval_to_cron
-    from vq.jobs.units import systemd_dir, systemd_units, write_units
+    from vq.jobs.units import systemd_dir, systemd_units, unit_names, write_units
 
     settings = settings_from(ctx)
     pinned = ctx.get_parameter_source("interval") != ParameterSource.DEFAULT
@@ -107,7 +115,7 @@ def systemd(ctx: click.Context, user: bool, interval: str, write: bool) -> None:
     folder = systemd_dir(user)
     if write:
         try:
-            paths = write_units(units, folder)
+            paths = write_units(units, folder, force)
         except OSError as exc:
             from vq.core.errors import VqError
 
@@ -118,17 +126,18 @@ def systemd(ctx: click.Context, user: bool, interval: str, write: bool) -> None:
     else:
         for unit in units:
             click.echo(f"### {folder / unit.name}\n{unit.text}")
-    _systemd_next_steps(user, write)
+    _systemd_next_steps(unit_names(settings), user, write)
 
 
-def _systemd_next_steps(user: bool, written: bool) -> None:
+def _systemd_next_steps(names: UnitNames, user: bool, written: bool) -> None:
     ctl = "systemctl --user" if user else "sudo systemctl"
     journal = "journalctl --user" if user else "journalctl"
     steps = [] if written else ["save each unit above to the path in its ### line, or rerun "
                                 "with --write"]
-    steps += [f"{ctl} daemon-reload && {ctl} enable --now vq-build.timer",
-              f"  (or the daemon instead: {ctl} enable --now vq-schedule.service)",
-              f"check: {ctl} list-timers vq-build.timer; {journal} -u vq-build; vq status"]
+    steps += [f"{ctl} daemon-reload && {ctl} enable --now {names.timer}",
+              f"  (or the daemon instead: {ctl} enable --now {names.daemon})",
+              f"check: {ctl} list-timers {names.timer}; {journal} -u {names.build}; "
+              "vq status"]
     if user:
         steps.append("to run while you are logged out: loginctl enable-linger $USER")
     click.echo("next: " + "\n      ".join(steps), err=True)

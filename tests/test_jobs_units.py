@@ -59,16 +59,17 @@ def odd_settings(tmp_path, vault):
 
 
 def test_systemd_units_parse_and_verify(tmp_path, odd_settings):
-    from vq.jobs.units import systemd_units, vq_command
+    from vq.jobs.units import systemd_units, unit_names, vq_command
 
+    names = unit_names(odd_settings)
     environ = {"VQ_DEVICE": "cpu", "XDG_DATA_HOME": "/srv/vq data", "VQ_CONFIG": "/elsewhere",
                "HOME": "/root", "PATH": "/bin"}
     units = {u.name: u.text for u in systemd_units(odd_settings, user=False, interval="10min",
                                                    daemon_cron="*/10 * * * *",
                                                    environ=environ)}
-    assert set(units) == {"vq-build.service", "vq-build.timer", "vq-schedule.service"}
+    assert set(units) == {names.build, names.timer, names.daemon}
     build, timer, daemon = (parse_unit(units[n]) for n in
-                            ("vq-build.service", "vq-build.timer", "vq-schedule.service"))
+                            (names.build, names.timer, names.daemon))
     config = str(odd_settings.config_file)
     assert build["Service"]["Type"] == ["oneshot"]
     assert unit_argv(build["Service"]["ExecStart"][0]) == [*vq_command(), "--config", config,
@@ -82,7 +83,8 @@ def test_systemd_units_parse_and_verify(tmp_path, odd_settings):
     assert daemon["Service"]["Restart"] == ["on-failure"]
     assert unit_argv(daemon["Service"]["ExecStart"][0])[-3:] == ["schedule", "--cron",
                                                                  "*/10 * * * *"]
-    assert daemon["Unit"]["Conflicts"] == ["vq-build.timer"]
+    assert daemon["Unit"]["Conflicts"] == [names.timer]
+    assert timer["Timer"]["Unit"] == [names.build]
     if not analyze_works():
         pytest.skip("systemd-analyze is not usable here: structural checks only")
     for name, text in units.items():
@@ -138,15 +140,68 @@ def test_intervals_that_do_not_divide_their_unit_are_refused(interval):
 def test_systemd_write_user_puts_units_where_systemctl_user_looks(cli, config_file, tmp_path):
     result = cli("--config", config_file, "jobs", "systemd", "--user", "--write")
     assert result.exit_code == 0, result.output
+    from vq.jobs.units import unit_names
+
+    names = unit_names(load_settings(str(config_file)))
     folder = tmp_path / "xdg-config" / "systemd" / "user"   # XDG_CONFIG_HOME from conftest
-    assert sorted(p.name for p in folder.iterdir()) == ["vq-build.service", "vq-build.timer",
-                                                        "vq-schedule.service"]
-    daemon = parse_unit((folder / "vq-schedule.service").read_text())
+    assert sorted(p.name for p in folder.iterdir()) == sorted([names.build, names.timer,
+                                                               names.daemon])
+    daemon = parse_unit((folder / names.daemon).read_text())
     assert daemon["Install"]["WantedBy"] == ["default.target"]
     assert "User" not in daemon["Service"]
     # without --interval the daemon follows schedule.cron from the config at each tick
     assert unit_argv(daemon["Service"]["ExecStart"][0])[-1] == "schedule"
-    assert "systemctl --user enable --now vq-build.timer" in result.output
+    assert f"systemctl --user enable --now {names.timer}" in result.output
+
+
+def two_projects(tmp_path, vault):
+    out = []
+    for name in ("alpha", "beta"):
+        (tmp_path / name).mkdir()
+        out.append(write_config(tmp_path / name / ".vq.yaml", {
+            "index_dir": str(tmp_path / name / "index"),
+            "vaults": {"notes": {"path": str(vault)}}}))
+    return out
+
+
+def test_two_projects_get_their_own_units_side_by_side(cli, tmp_path, vault):
+    """The second project's `--write` adds its units; the first's still run the first."""
+    first, second = two_projects(tmp_path, vault)
+    for config in (first, second):
+        result = cli("--config", config, "jobs", "systemd", "--user", "--write")
+        assert result.exit_code == 0, result.output
+    folder = tmp_path / "xdg-config" / "systemd" / "user"
+    assert len(list(folder.iterdir())) == 6
+    for config in (first, second):
+        from vq.jobs.units import unit_names
+
+        names = unit_names(load_settings(str(config)))
+        assert names.id.startswith(config.parent.name + "-")
+        argv = unit_argv(parse_unit((folder / names.build).read_text())
+                         ["Service"]["ExecStart"][0])
+        assert argv[argv.index("--config") + 1] == str(config)
+    again = cli("--config", first, "jobs", "systemd", "--user", "--write")
+    assert again.exit_code == 0, again.output  # rewriting one's own units is fine
+
+
+def test_units_of_another_project_or_by_hand_are_not_replaced(tmp_path, vault):
+    from vq.jobs.units import systemd_units, unit_names, write_units
+
+    first, second = two_projects(tmp_path, vault)
+    folder = tmp_path / "units"
+    one = systemd_units(load_settings(str(first)))
+    write_units(one, folder)
+    # another project whose units land on the same names (a copied config, an old vq)
+    theirs = [type(u)(u.name, u.text.replace(str(first), str(second))) for u in one]
+    with pytest.raises(VqError, match="runs .*alpha.*not replacing") as exc:
+        write_units(theirs, folder)
+    assert "--force" in exc.value.fix
+    assert str(first) in (folder / unit_names(load_settings(str(first))).build).read_text()
+    (folder / one[0].name).write_text("[Unit]\nDescription=mine\n")
+    with pytest.raises(VqError, match="not written by"):
+        write_units(one, folder)
+    write_units(one, folder, force=True)
+    assert "# vq-config: " + str(first) in (folder / one[0].name).read_text()
 
 
 @pytest.mark.model
