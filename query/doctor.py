@@ -30,6 +30,7 @@ from vq.core.settings import SCALARS, SECTIONS, Settings
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 SYMBOLS = {OK: "✓", WARN: "⚠", FAIL: "✗", SKIP: "–"}
 REBUILD = "run `vq build --rebuild` to re-encode everything with the configured model"
+BUILD_FIX = "run `vq build`"  # a fix an incremental build does (not "`vq build --rebuild`")
 PACKAGES = ("torch", "sentence-transformers", "lancedb")
 
 
@@ -92,7 +93,28 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
         _guard(report, "last build", lambda: report.checks.append(build_check(index)))
     _guard(report, "schedule", lambda: report.checks.extend(schedule_checks()))
     _guard(report, "warm service", lambda: report.checks.append(service_check(settings)))
+    _while_building(report, settings)
     return report
+
+
+def _while_building(report: Report, settings: Settings) -> None:
+    """A running build is already the fix "run `vq build`" asks for: say to wait for it.
+
+    Its half-written state (no index yet, rows not yet indexed, files it has not reached)
+    is what a build looks like from outside, so those lines are warnings, not failures,
+    and doctor does not fail a machine for being busy. ``--rebuild`` fixes stay: an
+    incremental build does not do them.
+    """
+    from vq.core.lock import lock_state
+
+    holder = lock_state(settings.build_lock)
+    if not holder:
+        return
+    wait = (f"a build is running ({holder}): it is doing this; `vq status` shows its "
+            "progress, `vq build --wait SECONDS` waits for it")
+    for i, check in enumerate(report.checks):
+        if check.status in (WARN, FAIL) and check.next.startswith(BUILD_FIX):
+            report.checks[i] = Check(check.name, WARN, check.detail, wait)
 
 
 def service_check(settings: Settings) -> Check:
