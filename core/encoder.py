@@ -203,7 +203,7 @@ class Encoder:
         if self._pool is not None or not self.pool_devices:
             return self._pool
         cpu_workers = sum(1 for d in self.pool_devices if d == "cpu")
-        threads = str(max(1, _cpu_count() // cpu_workers)) if cpu_workers else None
+        threads = str(max(1, cpu_count() // cpu_workers)) if cpu_workers else None
         saved = {k: os.environ.get(k) for k in THREAD_VARS}
         try:
             if threads:  # read by torch in each spawned worker as it starts
@@ -230,7 +230,8 @@ class Encoder:
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def _cpu_count() -> int:
+def cpu_count() -> int:
+    """The cores this process may run on (its affinity): what torch and ONNX use."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # macOS, Windows

@@ -79,6 +79,9 @@ class Discovery:
     skipped: Counter = field(default_factory=Counter)
     missing_roots: list[str] = field(default_factory=list)
     walked_vaults: list[str] = field(default_factory=list)
+    # folders not descended into: (vault, relative path, "vendored" | "excluded"); `vq init`
+    # names them when it proposes excludes
+    pruned: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -193,9 +196,11 @@ def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
         if entry.name in VENDORED_DIRS or (vault.kind == "code"
                                            and entry.name in CODE_VENDORED_DIRS):
             out.skipped["vendored"] += 1
+            out.pruned.append((vault.id, rel, "vendored"))
             return None
         if ignored(rel, True, exclude, ignores):
             out.skipped["excluded"] += 1
+            out.pruned.append((vault.id, rel, "excluded"))
             return None
         return "dir"
     if ignored(rel, False, exclude, ignores):

@@ -1,8 +1,9 @@
 """`vq init`'s judgement: look at a project folder and propose vaults, each with a reason.
 
-A stat walk (no file is read except the first line of ``.vault`` notes, to
-spot frontmatter) that honours ``.gitignore`` and skips hidden, vendored and
-generated folders, then a few plain rules:
+The build's own stat walk (``vq.core.walk.discover``: no file is read except the
+first line of ``.vault`` notes, to spot frontmatter), which honours
+``.gitignore`` and skips hidden, vendored and generated folders, then a few
+plain rules:
 
 - ``.vault/`` (decision records: ADRs, research, plans) is a ``notes`` vault;
 - top-level Markdown folders (``docs/``, or any folder that is mostly Markdown)
@@ -10,7 +11,11 @@ generated folders, then a few plain rules:
 - the source tree is one ``code`` vault at the root that excludes the folders
   above and generated folders (a folder with no code at all is one ``notes``
   vault instead);
-- PDFs and other documents are a ``docs`` vault.
+- PDFs and other documents are a ``docs`` vault;
+- docs translated into languages the model does not read are left out
+  (``vq.indexer.translations``), and the plan says so.
+
+``vq.indexer.estimate.size_plan`` then estimates the first build.
 
 Writing the config (``write_config``) reuses ``vq.core.configedit.save_document``,
 so the file is validated by the same loader as every command and replaced
@@ -19,16 +24,18 @@ atomically; an existing config is never replaced without ``force``.
 
 from __future__ import annotations
 
-import os
+import sys
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pathspec
 
 from vq.core import filetypes, paths
-from vq.core.walk import VENDORED_DIRS, Ignore, ignored, read_gitignore
+from vq.core.settings import DEFAULT_MODEL, Vault
+from vq.core.walk import discover
+from vq.indexer.translations import Translations, find_translations, model_languages
 
 VAULT_DIR = ".vault"
 INDEX_DIR = ".vq"
@@ -40,7 +47,7 @@ PROSE_DIRS = frozenset({"docs", "doc", "documentation", "notes", "wiki", "adr", 
 # Build output and vendored code that a .gitignore often forgets; excluded from `code`.
 GENERATED_DIRS = frozenset({"vendor", "third_party", "build", "dist", "target", "out",
                             "coverage", "htmlcov", "_build", "site", "venv", "env"})
-MAX_ENTRIES = 50_000  # a walk this long is a data folder, not a project: stop counting
+GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
 
 
 @dataclass
@@ -62,7 +69,7 @@ class Scan:
     has_vault_dir: bool = False
     generated: list[str] = field(default_factory=list)  # rel dirs to exclude from code
     vendored: Counter = field(default_factory=Counter)
-    truncated: bool = False
+    markdown: list[str] = field(default_factory=list)   # every Markdown path, from the root
 
     def folder(self, top: str) -> Folder:
         return self.folders.setdefault(top, Folder())
@@ -86,17 +93,22 @@ class Plan:
     vaults: list[Proposal]
     git_root: Path | None
     notes: list[str] = field(default_factory=list)
+    model: str = DEFAULT_MODEL
+    translations: list[Translations] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"root": str(self.root), "git": self.git_root is not None,
-                "vaults": [asdict(v) for v in self.vaults], "notes": self.notes}
+                "vaults": [asdict(v) for v in self.vaults], "notes": self.notes,
+                "translations": [{"where": t.where, "files": t.files,
+                                  "left_out": list(t.left_out)} for t in self.translations]}
 
 
-def inspect_project(root: Path) -> Plan:
-    """The vaults vq proposes for ``root``, and why; reads nothing but names and stats."""
+def inspect_project(root: Path, model: str = DEFAULT_MODEL) -> Plan:
+    """The vaults vq proposes for ``root``, and why; reads nothing but names and stats.
+    ``model`` decides which languages of a translated docs tree are proposed."""
     root = root.resolve()
     scan = scan_project(root)
-    plan = Plan(root, [], find_git_root(root))
+    plan = Plan(root, [], find_git_root(root), model=model)
     taken: set[str] = set()
     if scan.has_vault_dir:
         plan.vaults.append(_vault_dir_proposal(scan, taken))
@@ -111,56 +123,28 @@ def inspect_project(root: Path) -> Plan:
         plan.vaults.append(_root_notes_proposal(scan, doc_globs, taken))
     if doc_globs:
         plan.vaults.append(_documents_proposal(scan, taken))
-    if scan.truncated:
-        plan.notes.append(f"stopped counting after {MAX_ENTRIES} entries; the proposal rests "
-                          "on what was seen")
+    _leave_out_translations(plan, scan)
     return plan
 
 
 def scan_project(root: Path) -> Scan:
-    """Count code, Markdown and document files per top-level folder, like a build would see."""
+    """Count code, Markdown and document files per top-level folder: the build's walk of
+    the whole project, with generated folders pruned (and named) instead of walked."""
     scan = Scan(root, has_vault_dir=(root / VAULT_DIR).is_dir())
     if scan.has_vault_dir:
         _scan_vault_dir(root / VAULT_DIR, scan)
-    stack: list[tuple[Path, str, tuple[Ignore, ...]]] = [(root, "", ())]
-    seen = 0
-    while stack:
-        folder, rel_dir, ignores = stack.pop()
-        ignores = ignores + read_gitignore(folder, rel_dir)  # the build's own rules
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            if seen > MAX_ENTRIES:
-                scan.truncated = True
-                return scan
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.name.startswith(".") or entry.is_symlink():
-                continue
-            is_dir = entry.is_dir(follow_symlinks=False)
-            if ignored(rel, is_dir, None, ignores):
-                continue
-            if is_dir:
-                if _skip_dir(entry, rel, scan):
-                    continue
-                stack.append((Path(entry.path), rel, ignores))
-            else:
-                _count_file(scan, rel)
+    found = discover([Vault("project", root, exclude=GENERATED_GLOBS)], sys.maxsize,
+                     hooked=DOCUMENTS)
+    for entry in found.files:
+        _count_file(scan, entry.path)
+    for _, rel, why in found.pruned:
+        name = rel.rsplit("/", 1)[-1]
+        if why == "vendored":
+            scan.vendored[name] += 1
+        elif name in GENERATED_DIRS or name.endswith(".egg-info"):
+            scan.generated.append(rel)  # pruned by GENERATED_GLOBS (or also .gitignore)
+    scan.generated.sort()
     return scan
-
-
-def _skip_dir(entry: os.DirEntry, rel: str, scan: Scan) -> bool:
-    """Vendored folders are skipped by every build; generated ones are excluded from code."""
-    if entry.name in VENDORED_DIRS:
-        scan.vendored[entry.name] += 1
-        return True
-    generated = (entry.name in GENERATED_DIRS or entry.name.endswith(".egg-info")
-                 or os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")))
-    if generated:
-        scan.generated.append(rel)
-    return generated
 
 
 def _count_file(scan: Scan, rel: str) -> None:
@@ -169,6 +153,7 @@ def _count_file(scan: Scan, rel: str) -> None:
     language = filetypes.language_for(rel)
     if suffix in MARKDOWN:
         scan.folder(top).markdown += 1
+        scan.markdown.append(rel)
     elif language:
         scan.folder(top).code[language] += 1
     elif suffix in DOCUMENTS:
@@ -176,14 +161,13 @@ def _count_file(scan: Scan, rel: str) -> None:
 
 
 def _scan_vault_dir(folder: Path, scan: Scan) -> None:
-    scan.vault_sections = sorted(e.name for e in os.scandir(folder)
-                                 if e.is_dir() and not e.name.startswith("."))
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if os.path.splitext(name)[1].lower() in MARKDOWN:
-                scan.vault_notes += 1
-                scan.vault_frontmatter += _has_frontmatter(Path(dirpath, name))
+    found = discover([Vault("notes", folder)], sys.maxsize)
+    sections = {f.path.split("/", 1)[0] for f in found.files if "/" in f.path}
+    scan.vault_sections = sorted(sections)
+    for entry in found.files:
+        if filetypes.suffix(entry.path) in MARKDOWN:
+            scan.vault_notes += 1
+            scan.vault_frontmatter += _has_frontmatter(entry.abs_path)
 
 
 def _has_frontmatter(path: Path) -> bool:
@@ -278,6 +262,66 @@ def _documents_proposal(scan: Scan, taken: set[str]) -> Proposal:
     include = tuple(f"*{ext}" for ext in sorted(counts))
     exclude = tuple(f"/{d}/" for d in scan.generated)
     return Proposal(_unique(taken, "docs", "documents"), ".", "docs", why, include, exclude)
+
+
+def _leave_out_translations(plan: Plan, scan: Scan) -> None:
+    """Exclude the translated docs the model does not read from every vault that would
+    walk them, and say what was left out (in the vault's reason and a note)."""
+    plan.translations = find_translations(scan.markdown, plan.model)
+    reads = "every language" if model_languages(plan.model) is None else "English"
+    for tree in plan.translations:
+        where = f"{tree.where}/" if tree.where else "the project"
+        kept = [_lang(k) for k in tree.files if k not in tree.left_out]
+        if not tree.left_out:
+            plan.notes.append(f"translations in {where}: {len(tree.files)} languages, all "
+                              f"kept ({plan.model} reads {reads})")
+            continue
+        left = ", ".join(_lang(k) for k in tree.left_out)
+        plan.notes.append(
+            f"translations in {where}: kept {', '.join(kept) or 'none'}; left out {left} "
+            f"({_n(tree.left_out_files, 'Markdown file')}): {plan.model} reads {reads}; "
+            "a multilingual model keeps them (docs/init-doctor.md)")
+        plan.vaults[:] = [_without(v, tree) for v in plan.vaults]
+    left = [k for t in plan.translations for k in t.left_out if not k.startswith("*.")]
+    for vault in [v for v in plan.vaults if v.kind == "notes" and v.path != "."]:
+        inside = [p for p in scan.markdown if _inside(p, [vault.path])]
+        if left and inside and all(_inside(p, left) for p in inside):
+            plan.vaults.remove(vault)  # nothing but left-out languages (i18n/fr/...)
+            plan.notes.append(f"no vault for {vault.path}/: it holds only translations "
+                              "left out above")
+
+
+def _inside(path: str, folders: list[str]) -> bool:
+    return any(path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _lang(key: str) -> str:
+    """``docs/es`` -> ``es``; ``*.fr.md`` -> ``fr``."""
+    return key.split(".")[1] if key.startswith("*.") else key.rsplit("/", 1)[-1]
+
+
+def _without(vault: Proposal, tree: Translations) -> Proposal:
+    """``vault`` with the tree's left-out languages excluded, where it would walk them."""
+    if vault.kind == "docs":
+        return vault
+    base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
+    added = []
+    for key in tree.left_out:
+        if key.startswith("*."):
+            added.append(key)
+        elif key.startswith(base) and not _covered(vault.exclude, key):
+            added.append(f"/{key[len(base):]}/")
+    if not added:
+        return vault
+    langs = ", ".join(_lang(k) for k in tree.left_out)
+    return replace(vault, exclude=vault.exclude + tuple(added),
+                   why=f"{vault.why}; leaves out translations ({langs})")
+
+
+def _covered(excludes: tuple[str, ...], folder: str) -> bool:
+    """True when an anchored folder exclude (``/docs/``) already holds ``folder``."""
+    return any(e.startswith("/") and e.endswith("/") and (folder + "/").startswith(e[1:])
+               for e in excludes)
 
 
 def _n(count: int, noun: str) -> str:

@@ -1,0 +1,102 @@
+"""Translated docs trees, and which of their languages the embedding model reads.
+
+Many projects keep their docs in several languages side by side: a folder per
+language code (``docs/en/``, ``docs/es/``; the MkDocs i18n plugin's *folder*
+layout), a Docusaurus ``i18n/<lang>/`` tree, or a suffix per page
+(``index.fr.md``; the MkDocs i18n plugin's *suffix* layout). An English-only
+model embeds the other languages as noise, at the same cost per chunk, so
+`vq init` proposes only the languages the model reads and says what it left out.
+
+A folder is a language folder when its name is an ISO 639-1 code (with an
+optional region or script: ``pt-BR``, ``zh_CN``, ``zh-hant``) and it sits beside
+at least one other language folder that holds Markdown, or under a folder named
+for translations (``i18n``, ``locales``, ...). Two-letter names that are also
+common folder names (``js``, ``ts``, ``go``...) are not codes here, and one lone
+``de/`` beside ``src/`` is never taken for a translation.
+
+Which languages a model reads comes from its name: vq cannot ask a model which
+languages it was trained on, so a name containing ``multilingual``, ``labse``,
+``xlm``, ``m3``, ``me5`` or ``distiluse`` reads every language; any other model
+is taken to read English. The rule is documented in docs/init-doctor.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# ISO 639-1, less codes that are far more often a folder's own name in a repository
+# (ts: TypeScript, ml: machine learning; js and go are no codes at all).
+LANGUAGE_CODES = frozenset("""
+af am ar as az be bg bn bo br bs ca cs cy da de el en eo es et eu fa fi fo fr fy ga gd gl
+gu ha he hi hr hu hy ia id ig is it ja jv ka kk km kn ko ku ky la lb lo lt lv mg mi mk mn mr
+ms mt my nb ne nl nn no oc or pa pl ps pt qu rm ro ru rw sa sd si sk sl so sq sr su sv sw
+ta te tg th tk tl tr tt ug uk ur uz vi wo xh yi yo zh zu
+""".split())
+TRANSLATION_PARENTS = frozenset({"i18n", "l10n", "locale", "locales", "translations",
+                                 "lang", "langs", "languages"})
+MULTILINGUAL_HINTS = ("multilingual", "labse", "xlm", "m3", "me5", "distiluse")
+ENGLISH = frozenset({"en"})
+_CODE = re.compile(r"^([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}))?$")
+_SUFFIXED = re.compile(r"\.([a-z]{2}(?:[-_](?:[a-z]{2}|[a-z]{4}))?)\.(?:md|markdown|mdx)$")
+
+
+def model_languages(model: str) -> frozenset[str] | None:
+    """The languages ``model`` reads: None for every language (a multilingual model)."""
+    name = model.lower()
+    return None if any(hint in name for hint in MULTILINGUAL_HINTS) else ENGLISH
+
+
+def language_of(name: str) -> str | None:
+    """``"pt-BR"`` -> ``"pt"``; None when the name is not a language code."""
+    match = _CODE.match(name.lower())
+    return match.group(1) if match and match.group(1) in LANGUAGE_CODES else None
+
+
+@dataclass(frozen=True)
+class Translations:
+    """One translated tree: ``left_out`` holds folders (``docs/es``) or globs (``*.fr.md``)."""
+
+    where: str                     # the folder holding the language folders ("" = root)
+    files: dict[str, int]          # language folder or suffix glob -> Markdown files
+    left_out: tuple[str, ...]
+
+    @property
+    def left_out_files(self) -> int:
+        return sum(self.files[k] for k in self.left_out)
+
+
+def find_translations(markdown: Iterable[str], model: str) -> list[Translations]:
+    """The translated trees among ``markdown`` (paths relative to the project root),
+    with the languages ``model`` does not read left out."""
+    reads = model_languages(model)
+    folders: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    suffixed: dict[str, int] = defaultdict(int)
+    for path in markdown:
+        parts = path.split("/")
+        for i, part in enumerate(parts[:-1]):
+            if language_of(part):
+                folders["/".join(parts[:i])][part] += 1
+                break
+        match = _SUFFIXED.search(parts[-1].lower())
+        if match and language_of(match.group(1)):
+            suffixed[match.group(1)] += 1
+    found = [_tree(where, dict(langs), reads) for where, langs in sorted(folders.items())
+             if len(langs) >= 2 or where.rsplit("/", 1)[-1].lower() in TRANSLATION_PARENTS]
+    if suffixed:
+        globs = {f"*.{code}.md": n for code, n in sorted(suffixed.items())}
+        found.append(Translations("", globs, tuple(
+            g for g in globs if not _reads(reads, g.split(".")[1]))))
+    return found
+
+
+def _tree(where: str, langs: dict[str, int], reads: frozenset[str] | None) -> Translations:
+    files = {(f"{where}/{name}" if where else name): n for name, n in langs.items()}
+    left = tuple(sorted(f for f in files if not _reads(reads, f.rsplit("/", 1)[-1])))
+    return Translations(where, files, left)
+
+
+def _reads(reads: frozenset[str] | None, code: str) -> bool:
+    return reads is None or language_of(code) in reads

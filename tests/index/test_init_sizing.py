@@ -1,0 +1,133 @@
+"""`vq init` on a project with translated docs: only the model's languages are proposed,
+what was left out is said, and the first build is sized from a sample of real chunks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from tests.conftest import write_tree
+from vq.core.settings import Settings
+from vq.core.walk import discover
+from vq.indexer.estimate import biggest_folders, size_plan, suggest_excludes
+from vq.indexer.project import inspect_project
+from vq.indexer.translations import find_translations, model_languages
+
+PAGE = "# {title}\n\n{body}\n\n## Details\n\n{body}\n"
+BODY = "The server retries each request with exponential backoff and jitter. " * 6
+MULTILINGUAL = "paraphrase-multilingual-MiniLM-L12-v2"
+
+
+def page(title: str) -> str:
+    return PAGE.format(title=title, body=BODY)
+
+
+@pytest.fixture
+def framework(tmp_path):
+    """A web framework's repository: its package, and docs in three languages (the
+    FastAPI layout: docs/<lang>/docs/...)."""
+    root = tmp_path / "framework"
+    files = {"framework/__init__.py": "def app():\n    return 1\n",
+             "framework/routing.py": "def route(path):\n    return path\n",
+             "README.md": "# Framework\n"}
+    for lang, n in (("en", 4), ("es", 3), ("pt-BR", 3), ("zh", 2)):
+        for i in range(n):
+            files[f"docs/{lang}/docs/page{i}.md"] = page(f"Page {i} ({lang})")
+    write_tree(root, files)
+    return root
+
+
+def vault(plan, vid):
+    return next(v for v in plan.vaults if v.id == vid)
+
+
+def test_only_the_models_language_is_proposed_and_the_rest_is_named(framework):
+    plan = inspect_project(framework)
+    docs = vault(plan, "docs")
+    assert set(docs.exclude) >= {"/es/", "/pt-BR/", "/zh/"}
+    assert "/en/" not in docs.exclude
+    assert "leaves out translations (es, pt-BR, zh)" in docs.why
+    note = next(n for n in plan.notes if n.startswith("translations in docs/"))
+    assert "kept en; left out es, pt-BR, zh (8 Markdown files)" in note
+    found = discover([replace_vault(framework, docs)], 10**9)
+    assert {f.path.split("/")[0] for f in found.files} == {"en"}
+
+
+def replace_vault(root, proposal):
+    from vq.core.settings import Vault
+
+    return Vault(proposal.id, root / proposal.path, proposal.include, proposal.exclude,
+                 proposal.kind)
+
+
+def test_a_multilingual_model_keeps_every_language(framework):
+    assert model_languages(MULTILINGUAL) is None
+    assert model_languages("all-MiniLM-L6-v2") == {"en"}
+    plan = inspect_project(framework, model=MULTILINGUAL)
+    assert not any(e.startswith("/es") for e in vault(plan, "docs").exclude)
+    assert any("4 languages, all kept" in n for n in plan.notes)
+
+
+def test_docusaurus_i18n_and_mkdocs_suffix_layouts(tmp_path):
+    root = tmp_path / "site"
+    write_tree(root, {
+        "docs/intro.md": page("Intro"), "docs/guide.md": page("Guide"),
+        "docs/faq.md": page("FAQ"), "docs/faq.fr.md": page("FAQ"),
+        "docs/guide.fr.md": page("Guide"),
+        "i18n/fr/docusaurus-plugin-content-docs/current/intro.md": page("Intro"),
+        "i18n/fr/docusaurus-plugin-content-docs/current/guide.md": page("Guide"),
+        "i18n/fr/docusaurus-plugin-content-docs/current/faq.md": page("FAQ"),
+        "src/index.js": "export const x = 1;\n"})
+    plan = inspect_project(root)
+    by_id = {v.id: v for v in plan.vaults}
+    assert "i18n" not in by_id  # a vault of nothing but French is not proposed
+    assert "*.fr.md" in by_id["docs"].exclude
+    assert {"/i18n/", "/i18n/fr/"} & set(by_id["code"].exclude)  # French never reaches code
+    assert any(n.startswith("no vault for i18n/") for n in plan.notes)
+
+
+def test_folders_named_like_codes_are_not_translations():
+    assert find_translations(["src/js/a.md", "src/ts/b.md", "web/go/c.md"], "m") == []
+    assert find_translations(["docs/de/a.md", "docs/api/b.md"], "m") == []  # one lone de/
+    [tree] = find_translations(["docs/de/a.md", "docs/en/b.md", "docs/en/c.md"], "m")
+    assert tree.left_out == ("docs/de",) and tree.files == {"docs/de": 1, "docs/en": 2}
+
+
+def test_estimate_counts_the_chunks_a_build_writes(framework, tmp_path, test_models):
+    """The sample holds every file here, so the estimate is the build's own count."""
+    from vq.jobs.runner import locked_build
+
+    plan = inspect_project(framework)
+    settings = Settings(index_dir=str(tmp_path / "index"), model=test_models)
+    plan.model = test_models
+    estimate = size_plan(plan, replace(settings, device="cpu"))
+    vaults = tuple(replace_vault(framework, v) for v in plan.vaults)
+    summary = locked_build(replace(settings, vaults=vaults))
+    assert estimate.files == summary.files_seen
+    assert estimate.chunks == summary.chunks_written
+    assert estimate.texts == summary.chunks_encoded + summary.sections_encoded
+    assert estimate.device == "cpu" and estimate.rate > 0
+    assert estimate.minutes == pytest.approx(estimate.texts / estimate.rate / 60)
+
+
+def test_a_long_estimate_names_the_biggest_folders_as_excludes(framework, monkeypatch):
+    from vq.indexer import estimate as sizing
+
+    plan = inspect_project(framework)
+    monkeypatch.setattr(sizing, "CPU_TEXTS_PER_CORE", 0.001)  # a very slow machine
+    est = size_plan(plan, Settings(index_dir="unused", device="cpu"))
+    assert est.long
+    lines = suggest_excludes(plan, est)
+    assert lines and lines[0].startswith("docs/en/docs/ (4 files")
+    assert 'add "/en/docs/" to vaults.docs.exclude' in lines[0]
+    monkeypatch.setattr(sizing, "CPU_TEXTS_PER_CORE", 10.0**6)
+    fast = size_plan(plan, Settings(index_dir="unused", device="cpu"))
+    assert not fast.long and suggest_excludes(plan, fast) == []
+
+
+def test_biggest_folders_descend_while_one_folder_holds_most():
+    chunks = {"docs/ref/a.md": 50.0, "docs/ref/b.md": 40.0, "docs/guide/c.md": 5.0,
+              "src/x.py": 5.0, "top.md": 1.0}
+    assert biggest_folders(chunks) == [("docs/ref", 2, 90), ("docs/guide", 1, 5)]
+    assert biggest_folders({"a/x.md": 1.0, "b/y.md": 1.0}) == [("a", 1, 1), ("b", 1, 1)]
