@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -125,7 +125,7 @@ def biggest_folders(chunks_by_file: dict[str, float], top: int = 3
     so an exclude it suggests is no bigger than it needs to be."""
     scope: tuple[str, ...] = ()
     while True:
-        chunks: Counter = Counter()
+        chunks: dict[tuple[str, ...], float] = defaultdict(float)
         files: Counter = Counter()
         for path, n in chunks_by_file.items():
             parts = PurePosixPath(path).parts
@@ -133,7 +133,7 @@ def biggest_folders(chunks_by_file: dict[str, float], top: int = 3
                 folder = parts[:len(scope) + 1]
                 chunks[folder] += n
                 files[folder] += 1
-        ranked = chunks.most_common(top)
+        ranked = sorted(chunks.items(), key=lambda item: -item[1])[:top]
         if not ranked:
             return []
         inside = sum(chunks.values())

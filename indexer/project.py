@@ -276,12 +276,17 @@ def _leave_out_translations(plan: Plan, scan: Scan) -> None:
             plan.notes.append(f"translations in {where}: {len(tree.files)} languages, all "
                               f"kept ({plan.model} reads {reads})")
             continue
-        left = ", ".join(_lang(k) for k in tree.left_out)
+        names = ", ".join(_lang(k) for k in tree.left_out)
         plan.notes.append(
-            f"translations in {where}: kept {', '.join(kept) or 'none'}; left out {left} "
+            f"translations in {where}: kept {', '.join(kept) or 'none'}; left out {names} "
             f"({_n(tree.left_out_files, 'Markdown file')}): {plan.model} reads {reads}; "
             "a multilingual model keeps them (docs/init-doctor.md)")
         plan.vaults[:] = [_without(v, tree) for v in plan.vaults]
+    _drop_translation_only(plan, scan)
+
+
+def _drop_translation_only(plan: Plan, scan: Scan) -> None:
+    """A notes vault that would hold nothing but left-out languages is not proposed."""
     left = [k for t in plan.translations for k in t.left_out if not k.startswith("*.")]
     for vault in [v for v in plan.vaults if v.kind == "notes" and v.path != "."]:
         inside = [p for p in scan.markdown if _inside(p, [vault.path])]
