@@ -10,6 +10,8 @@ case-insensitive, exact file names (``Makefile``) are case-sensitive.
 
 from __future__ import annotations
 
+import difflib
+
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
 TEXT_EXTENSIONS = frozenset({".txt", ".rst", ".adoc", ".org", ".csv", ".tsv", ".log", ".toml",
                              ".yaml", ".yml", ".json", ".ini", ".cfg"})
@@ -40,6 +42,10 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ext: language for language, exts in _CODE_EXTENSIONS for ext in exts.split()
 }
 LANGUAGE_BY_FILENAME: dict[str, str] = {"Makefile": "make", "Dockerfile": "dockerfile"}
+LANGUAGES = frozenset(LANGUAGE_BY_EXTENSION.values()) | frozenset(LANGUAGE_BY_FILENAME.values())
+# Names people type for a language that neither an extension nor spelling leads to.
+LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
+                    "node": "javascript", "nodejs": "javascript", "bash": "shell"}
 
 # Handlers that take the file's bytes, not decoded text: their format says how to decode.
 BINARY_HANDLERS = frozenset({"pdf", "html"})
@@ -79,3 +85,17 @@ def language_for(relpath: str) -> str:
     """The language name for a path, "" when it is not code."""
     name = file_name(relpath)
     return LANGUAGE_BY_FILENAME.get(name) or LANGUAGE_BY_EXTENSION.get(suffix(name), "")
+
+
+def closest_language(name: str) -> str | None:
+    """The known language ``name`` most likely means: by extension (``py``, ``.rs``), by
+    a common alias (``golang``), or by spelling (``pyhton``); None when nothing is close."""
+    lowered = name.strip().lower()
+    if lowered in LANGUAGES:
+        return lowered
+    guess = (LANGUAGE_BY_EXTENSION.get("." + lowered.lstrip("."))
+             or LANGUAGE_ALIASES.get(lowered))
+    if guess:
+        return guess
+    close = difflib.get_close_matches(lowered, sorted(LANGUAGES), n=1, cutoff=0.6)
+    return close[0] if close else None

@@ -15,6 +15,7 @@ import pathspec
 
 from vq.core.durations import is_duration, parse_duration
 from vq.core.errors import VqError
+from vq.core.filetypes import LANGUAGES, closest_language
 from vq.core.store import Index, path_filter, sql_in, sql_str
 
 
@@ -70,6 +71,7 @@ def predicates(index: Index, f: Filters) -> dict[str, str]:
     if f.kinds:
         out["kind"] = sql_in("kind", f.kinds)
     if f.languages:
+        check_languages(f.languages)
         out["lang"] = sql_in("language", f.languages)
     if f.symbols:
         out["symbol"] = " OR ".join(f"symbol = {sql_str(s)} OR symbol LIKE {sql_str('%.' + s)}"
@@ -96,6 +98,18 @@ def _path_predicate(index: Index, f: Filters) -> str:
     if not keys:
         return "false"
     return " OR ".join(f"({p})" for p in path_filter(keys, batch=10_000))
+
+
+def check_languages(languages: tuple[str, ...]) -> None:
+    """An unknown language would match nothing and look like "no results": refuse it and
+    name the closest known one (``py`` -> ``python``)."""
+    for name in languages:
+        if name in LANGUAGES:
+            continue
+        guess = closest_language(name)
+        hint = f"did you mean `--lang {guess}`? " if guess else ""
+        raise VqError(f"unknown language {name!r}",
+                      f"{hint}known languages: {', '.join(sorted(LANGUAGES))}")
 
 
 def combine(preds: dict[str, str]) -> str | None:
