@@ -16,7 +16,6 @@ import os
 import platform
 import shutil
 import sys
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
@@ -430,13 +429,12 @@ def lock_check(settings: Settings) -> Check:
 
 
 def build_check(index: Any) -> Check:
-    from vq.core.builds import last_build
+    from vq.core.builds import last_build, when_built
 
     b = last_build(index)
     if b is None:
         return Check("last build", WARN, "none recorded", "run `vq build`")
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(b["started_at"]))
-    detail = f"{when}, {b['seconds']:.1f}s, {b['outcome']}, device {b['device'] or '-'}"
+    detail = f"{when_built(b)}; {b['outcome']}, device {b['device'] or '-'}"
     if b["outcome"] == "ok":
         return Check("last build", OK, detail)
     error = (b.get("summary") or {}).get("error")

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from vq.core import store
-from vq.core.builds import last_build
+from vq.core.builds import finished_at, last_build
 from vq.core.lock import lock_state
 from vq.core.settings import Settings
 
@@ -65,6 +65,8 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
                 out.errors.append({"vault": vault, "path": path, "error": error})
     out.vaults = list(by_vault.values())
     out.last_build = last_build(index)
+    if out.last_build is not None:  # the log keeps the start; say the finish as well
+        out.last_build["finished_at"] = finished_at(out.last_build)
     out.lock = lock_state(settings.build_lock)
     from vq.query.warm import service_state
 

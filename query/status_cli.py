@@ -8,11 +8,11 @@ and no torch.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import click
 
+from vq.core.builds import ago, when_built
 from vq.core.cli import echo_json, settings_from
 from vq.core.display import shown
 
@@ -57,10 +57,7 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
                    f"{v.errors:>4} errors  {v.kind:<5} {shown(v.path)}{note}")
     b = st.last_build
     if b:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(b["started_at"]))
-        ago = time.time() - b["started_at"]
-        click.echo(f"build  {when} ({_ago(ago)} ago), {b['seconds']:.1f}s, {b['outcome']}, "
-                   f"device {b['device'] or '-'}")
+        click.echo(f"build  {when_built(b)}; {b['outcome']}, device {b['device'] or '-'}")
     click.echo(f"lock   {('held by ' + st.lock) if st.lock else 'free'}")
     click.echo(f"serve  {_service_line(st.service)}")
     for e in st.errors:
@@ -75,13 +72,6 @@ def _service_line(svc: dict | None) -> str:
     idle = svc.get("idle_minutes") or 0
     return (f"pid {svc['pid']}, {svc['model']} ({svc['encoder']} on {svc['device']}), "
             f"{f'idle exit after {idle:g} min' if idle else 'no idle exit'}")
-
-
-def _ago(seconds: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.0f}{unit}"
-    return f"{seconds:.0f}s"
 
 
 def _check(ctx: click.Context, as_json: bool, max_age: str | None) -> None:
@@ -106,10 +96,7 @@ def _check(ctx: click.Context, as_json: bool, max_age: str | None) -> None:
 
 def _freshness_lines(result: Any, max_age: str | None) -> list[str]:
     b = result.last_build
-    when = "no build recorded"
-    if b:
-        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(b["finished_at"]))
-        when = f"last build {stamp}, {_ago(b['age_seconds'])} ago, {b['outcome']}"
+    when = f"last build {when_built(b)}; {b['outcome']}" if b else "no build recorded"
     lines = []
     if result.fresh:
         lines.append(f"fresh: {result.files} files unchanged since the last build ({when})")
@@ -121,7 +108,7 @@ def _freshness_lines(result: Any, max_age: str | None) -> list[str]:
         if len(result.stale) > SHOW_STALE:
             lines.append(f"  ... and {len(result.stale) - SHOW_STALE} more (--json lists all)")
     if result.too_old:
-        age = f"finished {_ago(b['age_seconds'])} ago" if b else "never ran"
+        age = f"finished {ago(b['age_seconds'])} ago" if b else "never ran"
         lines.append(f"stale: the last build {age}, longer than --max-age {max_age}")
     lines += [f"note: vault {v} root is missing: not checked, not pruned"
               for v in result.missing_roots]
