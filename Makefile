@@ -42,7 +42,7 @@ lint: install
 	$(BIN)/ruff check .
 	@rm -rf $(LINT_TREE) && mkdir -p $(LINT_TREE)/vq
 	@ln -s $(CURDIR)/pyproject.toml $(LINT_TREE)/pyproject.toml
-	@for f in vq/*.py; do ln -s $(CURDIR)/$$f $(LINT_TREE)/vq/; done
+	@for f in vq/*; do ln -s $(CURDIR)/$$f $(LINT_TREE)/vq/; done
 	@for p in core indexer query jobs; do ln -s $(CURDIR)/$$p $(LINT_TREE)/vq/$$p; done
 	cd $(LINT_TREE) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports
 	cd $(LINT_TREE) && $(CURDIR)/$(BIN)/mypy --cache-dir $(CURDIR)/build/mypy-cache

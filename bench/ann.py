@@ -146,22 +146,22 @@ def pool_recall(tbl: Any, queries: np.ndarray, limit: int, top: int,
 
 
 def screened(data: np.ndarray, queries: np.ndarray, k: int = 100) -> dict:
-    """The service's exact scan with and without the int8 screen (``vq.query.screen``) on
+    """The service's exact scan with and without the int8 screen (``int8_screen``) on
     these real vectors: candidates per query, p50 latency, and whether the top ``k``
     (a hybrid search's dense pool) is the float32 scan's exactly."""
-    from vq.query import screen
+    from vq.query.service import int8_screen
 
     unit = data.astype(np.float16).astype(np.float32)  # stored as float16, as vq stores them
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
-    seconds, scr = timed(lambda: screen.build(unit))
+    seconds, scr = timed(lambda: int8_screen.build(unit))
     if scr is None:
-        return {"skipped": f"fewer than {screen.MIN_ROWS} rows"}
+        return {"skipped": f"fewer than {int8_screen.MIN_ROWS} rows"}
     sizes, same, fast, full = [], 0, [], []
     for q in queries:
         q = (q / np.linalg.norm(q)).astype(np.float32)
         t_full, scores = timed(lambda q=q: unit @ q)
         want = np.argsort(-scores, kind="stable")[:k]
-        t_fast, rows = timed(lambda q=q: screen.candidates(scr, q, k))
+        t_fast, rows = timed(lambda q=q: int8_screen.candidates(scr, q, k))
         if rows is None:
             rows = np.arange(len(unit))
         t_rescore, part = timed(lambda rows=rows, q=q: unit[rows] @ q)

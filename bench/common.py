@@ -280,7 +280,7 @@ def serving(config: Path | str, timeout: float = 600) -> Iterator[int]:
     """`vq serve` for the config's index, answering whole searches before the timed runs;
     yields its pid and stops it after."""
     from vq.core.settings import load_settings
-    from vq.query import warm
+    from vq.query.service import client
 
     settings = load_settings(str(config))
     proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config), "serve"],
@@ -288,7 +288,7 @@ def serving(config: Path | str, timeout: float = 600) -> Iterator[int]:
     probe = {"text": "warm up", "method": "hybrid", "limit": 1, "filters": {}}
     try:
         deadline = time.monotonic() + timeout
-        while not warm.search(settings, {}, probe, {"json": True}):
+        while not client.search(settings, {}, probe, {"json": True}):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("vq serve did not come up")
             time.sleep(0.1)  # polling interval while the model and vectors load

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from vq.core.settings import Vault
-from vq.query.mcp_files import open_confined
+from vq.query.mcp.files import open_confined
 
 
 def race(vault: Path, outside: Path, use_openat2: bool, calls: int) -> tuple[int, int]:

@@ -114,18 +114,18 @@ def via_service(settings: Any, queries: list[str]) -> dict:
     """p50/p95 of whole hybrid searches answered by a `vq serve` of this index, timed at
     the client (request, search, JSON rendering, reply); every query once untimed first."""
     from bench.common import serving
-    from vq.query import warm
+    from vq.query.service import client
 
     samples: list[float] = []
     with serving(settings.config_file) as pid:
-        check = warm.search(settings, {}, {"text": queries[0], "method": "hybrid", "limit": 10,
+        check = client.search(settings, {}, {"text": queries[0], "method": "hybrid", "limit": 10,
                                            "filters": {}}, {"json": True, "explain": True})
         if f"service pid {pid}" not in check["stdout"]:
             raise RuntimeError("the service did not answer the search itself")
         for timed_pass in (False, True):
             for q in queries:
                 query = {"text": q, "method": "hybrid", "limit": 10, "filters": {}}
-                seconds, reply = timed(lambda query=query: warm.search(
+                seconds, reply = timed(lambda query=query: client.search(
                     settings, {}, query, {"json": True}))
                 if reply is None:
                     raise RuntimeError("the service stopped answering")

@@ -78,7 +78,7 @@ def ann_markdown(r: dict) -> str:
                 m["screened_ms"]["p50_ms"], m["float32_scan_ms"]["p50_ms"], m["build_seconds"]]
                for size, m in r.get("screen", {}).items() if "exact_top_k" in m]
     if screens:
-        out += ("\n\nThe service's exact scan with the int8 screen (`vq.query.screen`) on the "
+        out += ("\n\nThe service's exact scan with the int8 screen (`int8_screen`) on the "
                 "same vectors, top 100:\n\n" + table(
                     ["rows", "candidates p50", "max", "exact top 100", "screened p50 ms",
                      "float32 scan p50 ms", "screen build s"], screens))

@@ -2,7 +2,7 @@
 
 Importing and running PyYAML is a fifth of a cold `vq search`'s start-up. The
 mapping read from a config file is kept as JSON in the private socket folder
-(``vq.core.sockets.runtime_dir``, 0700 and checked), keyed by the file's path,
+(``vq.core.runtime.runtime_dir``, 0700 and checked), keyed by the file's path,
 size, inode, mtime and ctime: any edit, replace or touch misses and re-parses.
 A file is cached only once its timestamps are ``SETTLED_SECONDS`` old (they
 tick in milliseconds: two same-size writes within one tick look alike).
@@ -33,14 +33,14 @@ def stat(path: Path) -> tuple | None:
 
 
 def _entry(seen: tuple) -> Path | None:
-    from vq.core import sockets
+    from vq.core import runtime
 
     try:
-        folder = sockets.runtime_dir() / FOLDER
+        folder = runtime.runtime_dir() / FOLDER
         folder.mkdir(mode=0o700, exist_ok=True)
-    except (OSError, sockets.ServiceDirUnsafe):
+    except (OSError, runtime.ServiceDirUnsafe):
         return None
-    return folder / f"{sockets.digest(repr(seen))}.json"
+    return folder / f"{runtime.digest(repr(seen))}.json"
 
 
 def load(path: Path, seen: tuple | None) -> dict[str, Any] | None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pathspec
 
-from vq.core import paths, sockets
+from vq.core import paths, runtime
 from vq.core.display import fs_name, is_utf8_name
 from vq.core.errors import VqError
 from vq.core.filetypes import handler_name, suffix
@@ -118,7 +118,7 @@ def own_paths(settings: Settings) -> frozenset[str]:
         out.add(settings.index_dir)  # the extract cache and lock default live inside it
         # the socket's name, without creating (or trusting) its folder: a walk needs neither
         with contextlib.suppress(OSError, VqError):
-            out.add(str(sockets.service_socket(settings.index_dir, create=False)))
+            out.add(str(runtime.service_socket(settings.index_dir, create=False)))
     return frozenset(os.path.realpath(p) for p in out)
 
 

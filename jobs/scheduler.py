@@ -223,22 +223,3 @@ class Daemon:
         self.plan = plan
         self.log.event("schedule", f"schedule changed: cron {plan[0]!r}, jitter {plan[1]}s",
                        cron=plan[0], jitter_seconds=plan[1], misfire_grace_seconds=plan[2])
-
-
-def host_service(settings: Settings, log: RunLog) -> Any:
-    """The resident search service inside the scheduler (no idle exit), or None.
-
-    The service keeps its own query encoder: the builds of this process and the
-    queries never share one mutable model object. A service already running for
-    the index (`vq serve`, an autostarted one) is left to answer; it is logged.
-    """
-    from vq.core.errors import ServiceDirUnsafe, ServiceRunning
-    from vq.core.service import start
-
-    try:
-        service = start(settings, idle_minutes=0)
-    except (ServiceRunning, ServiceDirUnsafe) as exc:
-        log.event("serve", f"not serving searches: {exc.message}", logging.WARNING)
-        return None
-    log.event("serve", f"serving searches on {service.path}", socket=str(service.path))
-    return service

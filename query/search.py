@@ -18,9 +18,10 @@ from vq.core.errors import VqError
 from vq.core.indexes import HEADING_COLUMN as HEADING_FTS
 from vq.core.schema import SECTION_VECTOR
 from vq.core.settings import METHODS, Settings
-from vq.query import code_rank, fusion, warm
+from vq.query import code_rank, fusion
 from vq.query.encoders import cross_encoder, query_encoder
 from vq.query.filters import Filters, combine, explain_empty, predicates
+from vq.query.service import client
 
 # With an ANN index (maintenance.vector_index_min_rows): the IVF partitions probed, and
 # the pool re-ranked exactly from refine x pool candidates. On 100k real MiniLM vectors
@@ -198,7 +199,7 @@ def _background() -> ThreadPoolExecutor:
 
 def _query_vector(settings: Settings, index: store.Index, text: str, res: Result) -> Any:
     """Ask the warm service first (no torch here); else encode in-process."""
-    served = warm.encode(settings.index_dir, index.meta.model, [text])
+    served = client.encode(settings.index_dir, index.meta.model, [text])
     if served is not None:
         vectors, info = served
         res.device, res.encoder = info["device"] or "", f"service pid {info['pid']}"
@@ -374,7 +375,7 @@ def _rerank(settings: Settings, q: Query, ranked: list[str], rows: dict[str, dic
         raise VqError("--rerank needs a reranker", "set search.rerank_model in the config")
     top = ranked[:settings.search.rerank_top]
     pairs = [(q.text, rows[i]["text"]) for i in top]
-    scores = warm.rerank(settings.index_dir, name, [list(p) for p in pairs])
+    scores = client.rerank(settings.index_dir, name, [list(p) for p in pairs])
     if scores is None:
         try:
             model = cross_encoder(name, settings.device)

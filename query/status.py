@@ -68,7 +68,7 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
     if out.last_build is not None:  # the log keeps the start; say the finish as well
         out.last_build["finished_at"] = finished_at(out.last_build)
     out.lock = lock_state(settings.build_lock)
-    from vq.query.warm import service_state
+    from vq.query.service.client import service_state
 
     state = service_state(settings)
     out.service = state if state["state"] != "stopped" else None

@@ -31,7 +31,7 @@ def env_setup(tmp_path, monkeypatch):
     monkeypatch.delenv("CI", raising=False)
     # No test leaves a detached `vq serve` behind; the service tests turn it back on.
     monkeypatch.setenv("VQ_SEARCH__AUTOSTART", "false")
-    # Builds skip the ONNX export (seconds each); tests/test_onnx.py turns it on.
+    # Builds skip the ONNX export (seconds each); tests/index/test_onnx_export.py turns it on.
     monkeypatch.setenv("VQ_SERVE__ONNX_EXPORT", "false")
     monkeypatch.chdir(tmp_path)
 

@@ -120,7 +120,7 @@ def _parser(name: str) -> Any | None:
     try:
         from tree_sitter import Language, Parser
 
-        module = importlib.import_module(spec.module)
+        module = importlib.import_module(spec.module)  # noqa: TID251 - a grammar wheel, not vq
         return Parser(Language(getattr(module, spec.function)()))
     except (ImportError, AttributeError, ValueError, TypeError):
         return None

@@ -14,7 +14,7 @@ import pytest
 
 from vq.core import store
 from vq.core.errors import VqError
-from vq.query.mcp_server import VqService
+from vq.query.mcp.server import VqService
 
 pytestmark = pytest.mark.model
 
@@ -27,7 +27,7 @@ def _mcp_calls(settings) -> list:
     import anyio
     from mcp import Client
 
-    from vq.query.mcp_server import build_server
+    from vq.query.mcp.server import build_server
 
     async def main() -> list:
         async with Client(build_server(settings)) as client:

@@ -1,0 +1,118 @@
+"""Where the service's socket lives, who may use it, and how a message is framed.
+
+Standard library only: the `vq search` thin client imports this before it
+knows whether it needs anything heavier.
+
+Trust: the socket folder is ``$XDG_RUNTIME_DIR/vq`` or ``/tmp/vq-UID``, created
+0700 and used only while it is a real folder owned by this user with mode
+0700. Otherwise another local user could pre-create it, put her own socket
+there, read the queries and forge the results. Both ends also check the
+other's uid with ``SO_PEERCRED`` where the platform has it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import stat
+import struct
+from pathlib import Path
+
+from vq.core.errors import ServiceDirUnsafe  # noqa: F401 - callers catch runtime.ServiceDirUnsafe
+
+MAX_MESSAGE = 8 * 1024 * 1024   # bytes in one request or reply line
+BACKLOG = 128                   # listen queue: a burst of clients waits in it, not in a retry
+
+
+def runtime_dir(create: bool = True) -> Path:
+    """The per-user socket folder, checked (and made 0700 when ``create`` and absent)."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    folder = Path(base) / "vq" if base else Path(os.environ.get("TMPDIR") or "/tmp") / \
+        f"vq-{os.getuid()}"
+    if create:
+        try:
+            folder.mkdir(mode=0o700, parents=bool(base))
+            os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask
+        except FileExistsError:
+            pass
+    check_private(folder)
+    return folder
+
+
+def check_private(folder: Path) -> None:
+    """Refuse a folder that is a link, not ours, or open to anyone else (ServiceDirUnsafe)."""
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return  # nothing there yet: nobody can have planted a socket
+    me = os.getuid()
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise ServiceDirUnsafe(str(folder), "it is not a plain folder")
+    if st.st_uid != me:
+        raise ServiceDirUnsafe(str(folder), f"it is owned by uid {st.st_uid}, not by you "
+                                            f"(uid {me})")
+    mode = stat.S_IMODE(st.st_mode)
+    if mode != 0o700:
+        raise ServiceDirUnsafe(str(folder), f"its mode is {mode:04o}, not 0700")
+
+
+def digest(text: str, size: int = 8) -> str:
+    """A short stable hash; ``_blake2`` directly, as ``hashlib`` loads OpenSSL (~10 ms)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter without the builtin module
+        from hashlib import blake2b
+    return blake2b(text.encode(), digest_size=size).hexdigest()
+
+
+def service_socket(index_dir: str, create: bool = True) -> Path:
+    """One service per index: the socket name is derived from ``index_dir``."""
+    return runtime_dir(create) / f"serve-{digest(index_dir)}.sock"
+
+
+def start_lock(index_dir: str) -> Path:
+    """The file a running (or starting) service holds an flock on, for its whole life."""
+    return runtime_dir() / f"serve-{digest(index_dir)}.lock"
+
+
+def service_log(index_dir: str) -> Path:
+    """Where an autostarted (detached) service writes its stderr."""
+    return runtime_dir() / f"serve-{digest(index_dir)}.log"
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end, or None where the OS cannot say."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1]
+
+
+def peer_is_me(sock: socket.socket) -> bool:
+    uid = peer_uid(sock)
+    return uid is None or uid == os.getuid()
+
+
+def lock_holder(index_dir: str) -> int | None:
+    """The pid recorded by the service holding (or last holding) the lock."""
+    try:
+        return int(start_lock(index_dir).read_text().strip() or 0) or None
+    except (OSError, ValueError):
+        return None
+
+
+def is_running(index_dir: str) -> bool:
+    """True while some process holds the service lock (running, or still starting)."""
+    try:
+        fd = os.open(start_lock(index_dir), os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False

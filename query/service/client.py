@@ -1,0 +1,180 @@
+"""Client of the resident service: ask it instead of opening the index and loading a model.
+
+Newline-delimited JSON over a Unix socket. Standard library only (numpy is
+imported for an encode reply, after the answer came), so the `vq search` thin
+client can try the service before it imports anything heavy.
+
+Everything fails soft: no socket, a stale one, a busy or wedged service, an
+answer for other settings: ``None``, and the caller does the work in-process.
+A full listen queue (EAGAIN) or a refused connect while the service is alive
+(it holds its lock) is retried until the deadline; a refused connect with
+nobody holding the lock means the socket is stale, and it is removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from vq.core import runtime
+
+CONNECT_RETRY = (0.005, 0.1)  # first and longest pause between connect attempts, seconds
+DEADLINE = 20.0               # a search never waits longer than this for the service
+INFO_DEADLINE = 2.0
+SERVING = False               # set inside the service: it must not ask itself
+
+
+def request(index_dir: str, message: dict[str, Any], deadline: float = DEADLINE
+            ) -> dict[str, Any] | None:
+    """The service's ``ok`` reply, or None (no service, busy past the deadline, an error).
+
+    Raises ServiceDirUnsafe when the socket folder could be another user's.
+    """
+    path = runtime.service_socket(index_dir, create=False)
+    if SERVING or not path.exists():
+        return None
+    end = time.monotonic() + deadline
+    pause = CONNECT_RETRY[0]
+    while True:
+        reply = _attempt(index_dir, path, message, end)
+        if reply != "retry" or time.monotonic() + pause > end:
+            break
+        time.sleep(pause)  # backoff between attempts on a busy service, not a test wait
+        pause = min(pause * 2, CONNECT_RETRY[1])
+    return reply if isinstance(reply, dict) and reply.get("ok") else None
+
+
+def _attempt(index_dir: str, path: Path, message: dict[str, Any], end: float) -> Any:
+    """One connection: a reply, "retry" (busy or full queue) or None."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(max(0.001, end - time.monotonic()))
+            sock.connect(str(path))
+            if not runtime.peer_is_me(sock):
+                return None  # not our service: never send it a query
+            sock.sendall(json.dumps(message).encode() + b"\n")
+            reply = _read_line(sock, end)
+    except (BlockingIOError, InterruptedError):
+        return "retry"  # the listen queue is full
+    except (ConnectionRefusedError, FileNotFoundError):
+        if runtime.is_running(index_dir):
+            return "retry"  # alive but between accept calls, or still binding
+        _remove_stale(path)
+        return None
+    except (OSError, ValueError):
+        return None  # timed out, reset, or garbage: the caller works in-process
+    if isinstance(reply, dict) and reply.get("error") == "busy":
+        return "retry"
+    return reply
+
+
+def _read_line(sock: socket.socket, end: float) -> Any:
+    chunks, size = [], 0
+    while True:
+        sock.settimeout(max(0.001, end - time.monotonic()))
+        data = sock.recv(65536)
+        if not data:
+            break
+        chunks.append(data)
+        size += len(data)
+        if data.endswith(b"\n") or size > runtime.MAX_MESSAGE:
+            break
+    return json.loads(b"".join(chunks))
+
+
+def _remove_stale(path: Path) -> None:
+    """Nobody listens: a killed service left its socket behind."""
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def fingerprint(settings: Any) -> str:
+    """Equal for settings that search alike: the service answers only for the same ones.
+
+    The sections no search reads (schedule, serve, search.autostart) are left
+    out, so a `vq schedule` started by systemd serves a shell that set them.
+    """
+    import os
+
+    config = settings.config_file and Path(os.path.abspath(settings.config_file))
+    same = dataclasses.replace(
+        settings, sources={}, config_file=config, schedule=type(settings.schedule)(),
+        serve=type(settings.serve)(), search=dataclasses.replace(settings.search,
+                                                                 autostart=True))
+    return runtime.digest(repr(same), 16)
+
+
+def search(settings: Any, root: dict[str, Any], query: dict[str, Any],
+           output: dict[str, Any]) -> dict[str, Any] | None:
+    """A whole search by the service: {"stdout", "stderr", "exit"}, or None.
+
+    ``root`` is what the CLI root was given (config file, overrides), so the
+    service loads the same settings; it answers only when their fingerprint
+    matches this process's, else the caller searches in-process.
+    """
+    import os
+
+    config = os.path.abspath(settings.config_file) if settings.config_file else None
+    message = {"op": "search", "config": config,
+               "overrides": root, "cwd": os.getcwd(), "fingerprint": fingerprint(settings),
+               "query": query, "output": output}
+    reply = request(settings.index_dir, message)
+    return reply if reply is not None and "exit" in reply else None
+
+
+def encode(index_dir: str, model: str, texts: list[str], deadline: float = DEADLINE
+           ) -> tuple[Any, dict] | None:
+    """(float32 array, service info) from the service, or None."""
+    reply = _soft(index_dir, {"op": "encode", "model": model, "texts": texts}, deadline)
+    if reply is None or reply.get("model") != model:
+        return None
+    import numpy as np
+
+    return np.asarray(reply["vectors"], dtype=np.float32), {
+        "pid": reply.get("pid"), "device": reply.get("device")}
+
+
+def rerank(index_dir: str, model: str, pairs: list[list[str]]) -> list[float] | None:
+    reply = _soft(index_dir, {"op": "rerank", "model": model, "pairs": pairs}, 60.0)
+    return None if reply is None else [float(s) for s in reply["scores"]]
+
+
+def info(index_dir: str) -> dict[str, Any] | None:
+    """pid, model, encoder and idle limit of the running service, or None when none runs."""
+    return _soft(index_dir, {"op": "info"}, INFO_DEADLINE)
+
+
+def _soft(index_dir: str, message: dict[str, Any], deadline: float) -> dict[str, Any] | None:
+    """``request`` for callers that only want an answer: an unsafe folder is just None."""
+    from vq.core.errors import ServiceDirUnsafe
+
+    try:
+        return request(index_dir, message, deadline)
+    except ServiceDirUnsafe:
+        return None
+
+
+def service_state(settings: Any) -> dict[str, Any]:
+    """For `vq status` and `vq doctor`: {"state": running | stopped | refused, ...}."""
+    import os
+
+    from vq.core.errors import ServiceDirUnsafe
+
+    try:
+        reply = request(settings.index_dir, {"op": "info"}, INFO_DEADLINE)
+    except ServiceDirUnsafe as exc:
+        return {"state": "refused", "reason": exc.message, "fix": exc.fix}
+    if reply is not None:
+        return {"state": "running", **{k: v for k, v in reply.items() if k != "ok"}}
+    if not settings.search.autostart:
+        why = "search.autostart is off; `vq serve` or `vq schedule` starts one"
+    elif os.environ.get("CI"):
+        why = "CI is set, so searches start none; `vq serve` does"
+    else:
+        why = "the next search starts one (search.autostart)"
+    return {"state": "stopped", "reason": why}

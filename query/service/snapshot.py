@@ -1,0 +1,349 @@
+"""The service's snapshot of the chunks table: rows and vectors in memory, one version.
+
+A search through LanceDB pays twice for every candidate: once to find it (BM25
+or the vector scan) and again to read its columns (a ``take`` costs ~10 ms for
+100 rows at 100k chunks, most of it per column, not per row). The service
+therefore holds one table version as a ``Snapshot``:
+
+* **rows**: every chunk's result columns (``COLUMNS``, no vectors) as one Arrow
+  table, when they fit ``MAX_BYTES``. FTS and ANN queries then ask LanceDB for
+  ids and scores only and take the rest from memory.
+* **vectors**: below the ANN threshold (``maintenance.vector_index_min_rows``,
+  and only while the table has no vector index), every vector as one float32
+  matrix, each row unit length. A dense query is one matrix-vector product: at
+  100k chunks ~9 ms, where LanceDB's flat scan reads and converts the whole
+  vector column on every query. From ``int8_screen.MIN_ROWS`` rows an int8 copy
+  screens them first (``vq.query.service.int8_screen``, ~2-3 ms at 100k) and only the rows
+  that can reach the top k are scored in float32: the same exact result.
+
+Every query of a snapshot runs on a handle pinned to its version, so an id
+found by BM25 always has its row; the service loads a new snapshot when a
+build commits another version (``vq.query.service.handler``).
+
+``wrap`` returns an ``Index`` whose ``chunks`` answers exactly the queries
+``vq.query.search`` makes (FTS and vector, optional prefilter, select, limit)
+and hands every other call to the real table, so ``search`` itself is
+unchanged. Distances are LanceDB's to float noise (~1e-7): 1 - a·b / (|a| |b|)
+over the stored vectors, the query first cast to their dtype (float16) as
+LanceDB does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from vq.core.schema import SECTION_VECTOR
+
+CHUNK_ROWS = 65_536  # rows converted per step while loading: bounded extra memory
+MAX_BYTES = 4 << 30  # vectors and rows together never above this (1M x 384 float32: 1.5 GiB)
+SCORES = ("_score", "_distance")
+
+
+@dataclasses.dataclass
+class Snapshot:
+    version: Any
+    pinned: Any                 # the chunks table checked out at ``version``
+    ids: np.ndarray             # chunk id per row (object array of str)
+    row_ids: np.ndarray         # LanceDB _rowid per row, valid in ``pinned``
+    position: dict[str, int]    # chunk id -> row
+    rows: Any = None            # pyarrow.Table of the result columns, or None (too big)
+    # vector column -> (float32 (rows, dim) unit rows, int8_screen.Screen of them or
+    # None: flat scans only); a column not held is answered by LanceDB
+    matrices: dict[str, tuple[np.ndarray, Any]] = dataclasses.field(default_factory=dict)
+    stored: Any = np.float32    # the vector column's dtype: LanceDB casts the query to it
+    flat: bool = True           # the matrix answers the scan; False: it refines ANN hits
+    rowid_order: np.ndarray = dataclasses.field(  # argsort of ``row_ids``
+        default_factory=lambda: np.empty(0, dtype=np.int64))
+
+    def matrix(self, column: str) -> tuple[np.ndarray | None, Any]:
+        """(unit rows, int8 screen) of a vector column; (None, None): not held."""
+        return self.matrices.get(column, (None, None))
+
+    @property
+    def vectors(self) -> np.ndarray | None:
+        return self.matrix("vector")[0]
+
+    @property
+    def screen(self) -> Any:
+        return self.matrix("vector")[1]
+
+
+def eligible(index: Any, settings: Any) -> bool:
+    """Vectors in memory are what LanceDB would do, a flat scan: no vector index, not
+    above the threshold (``vector_index_min_rows: 0`` never builds one), and they fit."""
+    threshold = settings.maintenance.vector_index_min_rows
+    if (threshold and index.chunks.count_rows() > threshold) or not fits(index):
+        return False
+    return not any("vector" in (getattr(i, "columns", None) or [])
+                   for i in index.chunks.list_indices())
+
+
+def fits(index: Any) -> bool:
+    """The vector matrices (pieces', and sections' where the index has them) fit
+    ``MAX_BYTES``."""
+    return index.chunks.count_rows() * index.meta.dim * 4 * len(_vector_columns(index)) \
+        <= MAX_BYTES
+
+
+def _vector_columns(index: Any) -> list[str]:
+    from vq.core.indexes import vector_columns
+
+    return [column for column, _ in vector_columns(index)]
+
+
+def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
+         ) -> Snapshot:
+    """The table's current version: ids, the result ``columns`` while they fit beside the
+    vectors, and (``vectors``) the vector matrix, which answers the scan itself (``flat``)
+    or re-ranks the ANN index's candidates exactly from memory."""
+    version = index.chunks.version
+    pinned = index.db.open_table(index.chunks.name)
+    pinned.checkout(version)
+    matrices = _vector_columns(index) if vectors else []
+    wanted = list(dict.fromkeys(["id", *columns, *matrices]))
+    data = pinned.search().select(wanted).with_row_id(True).limit(None).to_arrow()
+    ids = np.asarray(data["id"].to_pylist(), dtype=object)
+    snap = Snapshot(version, pinned, ids, data["_rowid"].to_numpy(),
+                    {i: n for n, i in enumerate(ids)},
+                    stored=np.float16 if index.meta.vector_dtype == "float16" else np.float32,
+                    flat=flat)
+    snap.rowid_order = np.argsort(snap.row_ids, kind="stable")
+    matrix_bytes = 0
+    for column in matrices:
+        unit = _unit_rows(data[column], index.meta.dim)
+        matrix_bytes += unit.nbytes
+        built = None
+        if flat:
+            from vq.query.onnx_encoder import intra_threads
+            from vq.query.service import int8_screen
+
+            built = int8_screen.build(unit, intra_threads())
+        snap.matrices[column] = (unit, built)
+    rows = data.select(list(dict.fromkeys(["id", *columns])))
+    if matrix_bytes + rows.nbytes <= MAX_BYTES:
+        snap.rows = rows.combine_chunks()
+    return snap
+
+
+def _unit_rows(column: Any, dim: int) -> np.ndarray:
+    """The vector column as float32 rows scaled to unit length, converted in steps."""
+    column = column.combine_chunks()
+    out = np.empty((len(column), dim), dtype=np.float32)
+    for start in range(0, len(column), CHUNK_ROWS):
+        part = column.slice(start, CHUNK_ROWS).flatten().to_numpy(zero_copy_only=False)
+        block = part.reshape(-1, dim).astype(np.float32)
+        norms = np.linalg.norm(block, axis=1, keepdims=True)
+        out[start:start + len(block)] = block / np.maximum(norms, 1e-12)
+    return out
+
+
+def positions(snap: Snapshot, row_ids: Any) -> np.ndarray:
+    """Snapshot rows of LanceDB ``_rowid`` values from ``snap.pinned``. Asking a query for
+    row ids instead of chunk ids spares LanceDB reading the id column of every hit
+    (~4 ms of a 100-hit BM25 query at 100k chunks)."""
+    order = snap.rowid_order
+    wanted = np.asarray(row_ids, dtype=snap.row_ids.dtype)
+    at = np.minimum(np.searchsorted(snap.row_ids, wanted, sorter=order), len(order) - 1)
+    found = order[at] if len(order) else at
+    if len(wanted) and not np.array_equal(snap.row_ids[found], wanted):
+        raise LookupError("a row id the snapshot does not hold: its version changed")
+    return found
+
+
+def wrap(index: Any, snap: Snapshot) -> Any:
+    """``index`` with its chunks table answering searches from ``snap``."""
+    return dataclasses.replace(index, chunks=_Chunks(index.chunks, snap))
+
+
+class _Chunks:
+    def __init__(self, table: Any, snap: Snapshot) -> None:
+        self._table, self._snap = table, snap
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        snap = self._snap
+        column = kwargs.get("vector_column_name") or ""
+        vector = bool(column and args)
+        if vector and snap.matrix(column)[0] is not None:
+            return (_VectorQuery(snap, args[0], column) if snap.flat
+                    else _Refined(snap.pinned.search(*args, **kwargs), snap, args[0], column))
+        query = snap.pinned.search(*args, **kwargs)
+        if snap.rows is not None and (vector or kwargs.get("query_type") == "fts"):
+            return _Joined(query, snap)
+        return query
+
+
+def rows_of(snap: Snapshot, positions: np.ndarray, columns: list[str]) -> Any:
+    """``columns`` of the rows at ``positions`` (snapshot rows), in that order."""
+    import pyarrow as pa
+
+    if snap.rows is not None:
+        return snap.rows.take(pa.array(positions, type=pa.int64())).select(columns)
+    schema = snap.pinned.schema
+    if not len(positions):
+        return pa.table({c: pa.array([], type=schema.field(c).type) for c in columns})
+    fetched = (snap.pinned.take_row_ids([int(r) for r in snap.row_ids[positions]])
+               .select(list(dict.fromkeys([*columns, "id"]))).to_arrow())
+    where = {i: n for n, i in enumerate(fetched["id"].to_pylist())}
+    return fetched.take([where[i] for i in snap.ids[positions]]).select(columns)
+
+
+class _Joined:
+    """A LanceDB FTS or ANN query asked for ids and scores only; the other selected
+    columns come from the snapshot's rows."""
+
+    def __init__(self, query: Any, snap: Snapshot) -> None:
+        self._query, self._snap = query, snap
+        self._columns: list[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._query, name)
+
+        def forward(*args: Any, **kwargs: Any) -> _Joined:
+            self._query = method(*args, **kwargs)
+            return self
+        return forward
+
+    def select(self, columns: list[str]) -> _Joined:
+        self._columns = list(columns)
+        scores = [c for c in columns if c in SCORES]
+        self._query = self._query.select(scores or ["id"]).with_row_id(True)
+        return self
+
+    def to_arrow(self) -> Any:
+        found = self._query.to_arrow()
+        rows = positions(self._snap, found["_rowid"].to_numpy())
+        columns = self._columns or self._snap.rows.column_names
+        out = rows_of(self._snap, rows, [c for c in columns if c not in SCORES])
+        for name in (c for c in columns if c in SCORES and c in found.column_names):
+            out = out.append_column(name, found[name])
+        return out
+
+
+class _Refined(_Joined):
+    """An ANN query whose ``refine_factor`` re-ranking runs on the snapshot's vectors.
+
+    LanceDB's refine reads each candidate's full vector from disk: at 1M chunks
+    ~140 ms for 500 candidates, against ~11 ms for the quantised search alone.
+    Here the index is asked for ``refine x limit`` ids, and their exact cosine
+    distances come from the matrix: the same re-ranking, from memory.
+    """
+
+    def __init__(self, query: Any, snap: Snapshot, vector: Any, column: str = "vector"
+                 ) -> None:
+        super().__init__(query, snap)
+        self._q = _unit_query(vector, snap.stored)
+        self._column = column
+        self._refine = 1
+        self._limit = 10
+
+    def refine_factor(self, n: int) -> _Refined:
+        self._refine = max(1, int(n))
+        return self
+
+    def limit(self, k: int) -> _Refined:
+        self._limit = int(k)
+        return self
+
+    def select(self, columns: list[str]) -> _Refined:
+        self._columns = [c for c in columns if c != "_distance"]
+        self._query = self._query.select(["_distance"]).with_row_id(True)
+        return self
+
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        vectors = self._snap.matrix(self._column)[0]
+        assert vectors is not None
+        found = self._query.limit(self._limit * self._refine).to_arrow()
+        rows = positions(self._snap, found["_rowid"].to_numpy())
+        scores = vectors[rows] @ self._q
+        best = np.lexsort((rows, -scores))[:self._limit]  # best first; ties by row
+        columns = list(self._columns or [f.name for f in self._snap.pinned.schema
+                                         if f.name not in ("vector", SECTION_VECTOR)])
+        table = rows_of(self._snap, rows[best], columns)
+        return table.append_column("_distance",
+                                   pa.array((1.0 - scores[best]).astype(np.float32)))
+
+
+def _unit_query(vector: Any, stored: Any) -> np.ndarray:
+    """The query as LanceDB compares it: cast to the column's dtype, then unit length."""
+    q = np.asarray(vector, dtype=stored).reshape(-1).astype(np.float32)
+    return q / max(float(np.linalg.norm(q)), 1e-12)
+
+
+class _VectorQuery:
+    """The builder calls ``search._dense`` makes, answered from the matrix."""
+
+    def __init__(self, snap: Snapshot, vector: Any, column: str = "vector") -> None:
+        self.snap, self.column = snap, column
+        self.q = _unit_query(vector, snap.stored)
+        self.filter: str | None = None
+        self.columns: list[str] | None = None
+        self.k = 10
+
+    def distance_type(self, kind: str) -> _VectorQuery:
+        if kind != "cosine":
+            raise ValueError(f"the resident matrix answers cosine only, not {kind}")
+        return self
+
+    def nprobes(self, n: int) -> _VectorQuery:
+        return self  # ANN tuning: the matrix is an exact scan
+
+    def refine_factor(self, n: int) -> _VectorQuery:
+        return self
+
+    def where(self, predicate: str, prefilter: bool = True) -> _VectorQuery:
+        self.filter = predicate
+        return self
+
+    def select(self, columns: list[str]) -> _VectorQuery:
+        self.columns = [c for c in columns if c != "_distance"]
+        return self
+
+    def limit(self, k: int) -> _VectorQuery:
+        self.k = int(k)
+        return self
+
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        vectors, screened = self.snap.matrix(self.column)
+        assert vectors is not None
+        rows, scores = self._scan(vectors, screened, self._allowed())
+        n, k = len(scores), min(self.k, len(scores))
+        top = np.argpartition(scores, n - k)[n - k:] if k else np.empty(0, dtype=np.int64)
+        chosen = top if rows is None else rows[top]
+        order = np.lexsort((chosen, -scores[top]))  # best first; ties by row
+        columns = list(self.columns or [f.name for f in self.snap.pinned.schema])
+        table = rows_of(self.snap, chosen[order], columns)
+        distance = pa.array((1.0 - scores[top][order]).astype(np.float32))
+        return table.append_column("_distance", distance)
+
+    def _scan(self, vectors: np.ndarray, screened: Any, allowed: np.ndarray | None
+              ) -> tuple[np.ndarray | None, np.ndarray]:
+        """(rows, their float32 scores); rows None: all of them, in order. The int8 screen
+        narrows the rows to those that can reach the top k (``vq.query.service.int8_screen``)."""
+        from vq.query.service import int8_screen
+
+        if screened is not None:
+            rows = int8_screen.candidates(screened, self.q, self.k, allowed)
+            if rows is not None:
+                return rows, vectors[rows] @ self.q
+        if allowed is None:
+            return None, vectors @ self.q
+        return allowed, vectors[allowed] @ self.q
+
+    def _allowed(self) -> np.ndarray | None:
+        """Matrix rows that pass the prefilter (None: all), found by a scalar-only scan."""
+        if not self.filter:
+            return None
+        found = (self.snap.pinned.search().where(self.filter).select(["id"]).limit(None)
+                 .to_arrow()["id"].to_pylist())
+        position = self.snap.position
+        return np.fromiter((position[i] for i in found if i in position), dtype=np.int64)

@@ -1,0 +1,187 @@
+"""`vq init`: a generated project tree → config → real build → search from a subfolder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from tests.conftest import run_vq, write_tree
+from vq.core.settings import load_settings
+from vq.core.walk import discover
+from vq.indexer.project import inspect_project
+
+PROJECT = {
+    ".vault/adr/0001-storage-engine.md": """\
+        ---
+        title: Storage engine
+        date: 2026-11-02
+        tags: [adr]
+        ---
+        # ADR 1: Storage engine
+
+        We keep the search index in LanceDB, embedded, one directory per index,
+        because a quokka-sized team cannot run a search server.
+        """,
+    ".vault/research/embedding-models.md": """\
+        ---
+        title: Embedding models
+        ---
+        # Embedding models
+
+        MiniLM is small enough for a laptop CPU.
+        """,
+    "src/app/__init__.py": "",
+    "src/app/retry.py": '''\
+        """Retries with exponential backoff."""
+
+
+        def backoff(attempt):
+            return 0.5 * 2 ** attempt
+        ''',
+    "src/app/cli.py": "def main():\n    print('hello')\n",
+    "docs/deploy.md": "# Deploying\n\nWe roll out with a canary release.\n",
+    "docs/architecture.md": "# Architecture\n\nReaders never lock.\n",
+    "README.md": "# Demo project\n",
+    "node_modules/leftpad/index.js": "module.exports = function () {};\n",
+    "build/generated.py": "GENERATED = True\n",
+    "vendor/lib/thing.py": "VENDORED = True\n",
+    "papers/spec.pdf": "%PDF-1.4 not really a pdf\n",
+    ".gitignore": "build/\n",
+}
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "demo"
+    write_tree(root, PROJECT)
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    else:
+        (root / ".git").mkdir()  # what find_git_root looks for
+    return root
+
+
+def _config(root):
+    return yaml.safe_load((root / ".vq.yaml").read_text(encoding="utf-8"))
+
+
+def test_init_proposes_vaults_with_reasons_and_writes_project_config(project, cli):
+    result = cli("init", project)
+    assert result.exit_code == 0, result.output
+    vaults = _config(project)["vaults"]
+    assert {k: (v["path"], v["kind"]) for k, v in vaults.items()} == {
+        "notes": (".vault", "notes"), "docs": ("docs", "notes"),
+        "code": (".", "code"), "documents": (".", "docs")}
+    assert "/docs/" in vaults["code"]["exclude"] and "/vendor/" in vaults["code"]["exclude"]
+    assert vaults["documents"]["include"] == ["*.pdf"]
+    out = result.stdout
+    assert "decision records in .vault/ (2 Markdown files, 2 with frontmatter; adr/, research/)" \
+        in out
+    assert "skips vendored node_modules/" in out and "vendor/ (generated)" in out
+    assert 'next:    cd demo && vq build && vq search "your question"' in out
+    gitignore = (project / ".gitignore").read_text().splitlines()
+    assert gitignore.count(".vq/") == 1 and gitignore[0] == "build/"
+    settings = load_settings(cwd=project / "src" / "app")
+    assert settings.config_file == project / ".vq.yaml"
+    assert settings.index_dir == str(project / ".vq")
+    assert "project .vq.yaml" in settings.sources["config_file"]
+
+
+def test_code_vault_sees_source_only(project, cli):
+    """Discovery with the written config: no vendored, generated, ignored or duplicate files."""
+    cli("init", project)
+    found = discover(load_settings(cwd=project).vaults, 5_000_000)
+    by_vault = {}
+    for f in found.files:
+        by_vault.setdefault(f.vault, set()).add(f.path)
+    assert by_vault["code"] == {"README.md", "src/app/__init__.py", "src/app/retry.py",
+                                "src/app/cli.py"}
+    assert by_vault["notes"] == {"adr/0001-storage-engine.md", "research/embedding-models.md"}
+    assert by_vault["docs"] == {"deploy.md", "architecture.md"}
+
+
+def test_init_is_idempotent_and_never_overwrites_without_force(project, cli):
+    cli("init", project)
+    config = project / ".vq.yaml"
+    config.write_text("vaults:\n  mine: {path: docs}\n", encoding="utf-8")
+    again = cli("init", project)
+    assert again.exit_code == 0 and "kept" in again.stdout and "--force" in again.stdout
+    assert config.read_text(encoding="utf-8") == "vaults:\n  mine: {path: docs}\n"
+    forced = cli("init", project, "--force")
+    assert forced.exit_code == 0 and "wrote" in forced.stdout
+    assert "code" in _config(project)["vaults"]
+    assert (project / ".gitignore").read_text().splitlines().count(".vq/") == 1
+
+
+def test_dry_run_and_json_write_nothing(project, cli):
+    result = cli("init", project, "--dry-run", "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["written"] is False and data["git"] is True
+    assert [v["id"] for v in data["vaults"]] == ["notes", "docs", "code", "documents"]
+    assert not (project / ".vq.yaml").exists()
+    assert ".vq/" not in (project / ".gitignore").read_text()
+
+
+def test_global_writes_user_config_with_absolute_paths(project, cli, tmp_path):
+    result = cli("init", project, "--global")
+    assert result.exit_code == 0, result.output
+    user = tmp_path / "xdg-config" / "vq" / "config.yaml"
+    vaults = yaml.safe_load(user.read_text(encoding="utf-8"))["vaults"]
+    assert vaults["demo-code"]["path"] == str(project)
+    assert vaults["demo-notes"]["path"] == str(project / ".vault")
+    assert not (project / ".vq.yaml").exists()
+    assert ".vq/" not in (project / ".gitignore").read_text()
+    assert load_settings(cwd=project).config_file == user
+
+
+def test_a_folder_of_notes_is_one_notes_vault(tmp_path):
+    write_tree(tmp_path / "kb", {"a.md": "# A\n", "topics/b.md": "# B\n", "img/x.txt": "x\n"})
+    plan = inspect_project(tmp_path / "kb")
+    assert [(v.id, v.path, v.kind) for v in plan.vaults] == [("notes", ".", "notes")]
+    assert plan.git_root is None
+
+
+def test_config_discovery_warns_when_another_config_wins(project, cli, tmp_path):
+    other = tmp_path / "elsewhere.yaml"
+    other.write_text("vaults: {}\n", encoding="utf-8")
+    result = cli("init", project, env={"VQ_CONFIG": str(other)})
+    assert result.exit_code == 0
+    assert f"vq reads {other}" in result.stderr
+
+
+@pytest.mark.model
+def test_init_build_search_from_a_subfolder(project, cli, build, monkeypatch):
+    """The whole first-run path: init, a real build, a real search from deep inside."""
+    from tests.index.test_documents import make_pdf
+
+    (project / "papers" / "spec.pdf").write_bytes(make_pdf([["Paper about sensor calibration"]]))
+    assert cli("init", project).exit_code == 0
+    summary = build(load_settings(cwd=project))
+    assert summary.outcome == "ok" and summary.files_errored == 0, summary.problems
+    monkeypatch.chdir(project / "src" / "app")
+    result = cli("search", "why LanceDB quokka", "--json")
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.stdout)
+    assert hits[0]["vault"] == "notes" and hits[0]["path"] == "adr/0001-storage-engine.md"
+    code = cli("search", "exponential backoff", "--vault", "code", "--json")
+    assert json.loads(code.stdout)[0]["path"] == "src/app/retry.py"
+
+
+@pytest.mark.slow
+def test_shell_completion_lists_vault_ids(project, cli):
+    """Click's bash completion for `vq search --vault <TAB>`, from a project subfolder."""
+    cli("init", project)
+    env = {"_VQ_COMPLETE": "bash_complete", "COMP_WORDS": "vq search --vault ",
+           "COMP_CWORD": "3"}
+    out = run_vq(env=env, cwd=project / "src")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["plain,notes", "plain,docs", "plain,code", "plain,documents"]
+    env["COMP_WORDS"] = "vq build --vault do"
+    out = run_vq(env=env, cwd=project)
+    assert out.stdout.split() == ["plain,docs", "plain,documents"]
+

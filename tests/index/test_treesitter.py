@@ -1,0 +1,419 @@
+"""Tree-sitter code chunks: exact definitions per language, context, splitting, fallback."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.conftest import write_config, write_tree
+from tests.index.test_chunk_properties import FUZZ, assert_invariants, assert_sizes, limits_strategy
+from vq.core.walk import FileEntry
+from vq.indexer.extract_cache import skip_reason
+from vq.indexer.handlers import Document, Limits, treesitter
+from vq.indexer.handlers.code import code_handler
+from vq.indexer.rows import document_rows
+
+Row = tuple[int, int, str, str]
+DEFAULT = Limits()
+
+SAMPLES: dict[str, tuple[str, list[Row]]] = {
+    "geo.py": ('''\
+        """Geometry helpers."""
+
+        import math
+
+
+        def distance(a, b):
+            """Straight-line distance between two points."""
+            return math.dist(a, b)
+
+
+        class Polygon:
+            """A closed shape."""
+
+            def __init__(self, points):
+                self.points = points
+
+            def area(self):
+                """Shoelace formula."""
+                return 0.0
+        ''', [(1, 3, "", ""), (6, 8, "distance", "function"), (11, 19, "Polygon", "class")]),
+    "cart.ts": ('''\
+        import { Item } from "./item";
+
+        /** A shopping cart. */
+        export class Cart {
+          private items: Item[] = [];
+
+          add(item: Item): void {
+            this.items.push(item);
+          }
+        }
+
+        export interface Priced {
+          price(): number;
+        }
+
+        export const total = (cart: Cart): number => {
+          return 0;
+        };
+        ''', [(1, 1, "", ""), (3, 10, "Cart", "class"), (12, 14, "Priced", "class"),
+              (16, 18, "total", "function")]),
+    "view.tsx": ('''\
+        import React from "react";
+
+        export function Badge({ label }: { label: string }) {
+          return <span className="badge">{label}</span>;
+        }
+        ''', [(1, 1, "", ""), (3, 5, "Badge", "function")]),
+    "web/app.js": ('''\
+        import { api } from "./api.js";
+
+        // Load one user.
+        export async function getUser(id) {
+          return api.get(id);
+        }
+
+        export default class Store {
+          save() {}
+        }
+        ''', [(1, 1, "", ""), (3, 6, "getUser", "function"), (8, 10, "Store", "class")]),
+    "queue.go": ('''\
+        package queue
+
+        // Queue is a FIFO of jobs.
+        type Queue struct {
+        \titems []string
+        }
+
+        // Push appends a job.
+        func (q *Queue) Push(item string) {
+        \tq.items = append(q.items, item)
+        }
+
+        func New() *Queue {
+        \treturn &Queue{}
+        }
+        ''', [(1, 1, "", ""), (3, 6, "Queue", "class"), (8, 11, "Queue.Push", "method"),
+              (13, 15, "New", "function")]),
+    "stack.rs": ('''\
+        use std::fmt;
+
+        /// A LIFO stack.
+        #[derive(Debug, Default)]
+        pub struct Stack {
+            items: Vec<i32>,
+        }
+
+        impl Stack {
+            /// Push a value.
+            pub fn push(&mut self, value: i32) {
+                self.items.push(value);
+            }
+        }
+
+        pub fn empty() -> Stack {
+            Stack::default()
+        }
+        ''', [(1, 1, "", ""), (3, 7, "Stack", "class"), (9, 14, "Stack", "class"),
+              (16, 18, "empty", "function")]),
+    "Account.java": ('''\
+        package bank;
+
+        import java.math.BigDecimal;
+
+        /** A bank account. */
+        public class Account {
+            private BigDecimal balance;
+
+            /** Deposit money. */
+            public void deposit(BigDecimal amount) {
+                balance = balance.add(amount);
+            }
+        }
+        ''', [(1, 3, "", ""), (5, 13, "Account", "class")]),
+    "list.c": ('''\
+        #include <stdlib.h>
+
+        /* A singly linked node. */
+        struct node {
+            int value;
+            struct node *next;
+        };
+
+        static struct node *push(struct node *head, int value)
+        {
+            struct node *n = malloc(sizeof *n);
+            n->next = head;
+            return n;
+        }
+        ''', [(1, 1, "", ""), (3, 7, "node", "class"), (9, 14, "push", "function")]),
+    "shape.cpp": ('''\
+        #include <cmath>
+
+        namespace geo {
+
+        // A circle.
+        class Circle {
+        public:
+            double r;
+        };
+
+        double area(const Circle& c) {
+            return M_PI * c.r * c.r;
+        }
+
+        }  // namespace geo
+        ''', [(1, 3, "", ""), (5, 9, "Circle", "class"), (11, 15, "area", "function")]),
+    "greeter.rb": ('''\
+        require "json"
+
+        # Greets people.
+        class Greeter
+          def initialize(name)
+            @name = name
+          end
+        end
+
+        def shout(text)
+          text.upcase
+        end
+        ''', [(1, 1, "", ""), (3, 8, "Greeter", "class"), (10, 12, "shout", "function")]),
+    "deploy.sh": ('''\
+        #!/bin/sh
+        set -eu
+
+        # Build the image.
+        build() {
+          docker build .
+        }
+
+        build
+        ''', [(1, 2, "", ""), (4, 7, "build", "function"), (9, 9, "", "")]),
+}
+
+
+def chunk(path: str, limits: Limits = DEFAULT) -> tuple[str, Document]:
+    text = textwrap.dedent(SAMPLES[path][0])
+    return text, code_handler(text, path, limits)
+
+
+def rows(document: Document) -> list[Row]:
+    return [(c.start_line, c.end_line, c.symbol, c.symbol_kind) for c in document.chunks]
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLES))
+def test_definitions_and_exact_line_ranges_per_language(path: str) -> None:
+    text, document = chunk(path)
+    assert rows(document) == SAMPLES[path][1]
+    assert_invariants(text, document)
+    for c in document.chunks:
+        assert c.breadcrumb == " :: ".join([path, *c.symbol.split(".")]) if c.symbol else path
+
+
+@pytest.mark.parametrize("name", ["python", "javascript", "typescript", "tsx", "go", "rust",
+                                  "java", "c", "cpp", "ruby", "shell"])
+def test_every_listed_grammar_is_installed(name: str) -> None:
+    assert treesitter.available(name)
+
+
+def test_context_carries_kind_symbol_signature_and_docstring() -> None:
+    _, document = chunk("geo.py")
+    distance = document.chunks[1]
+    assert distance.context == "function distance: def distance(a, b)"
+    assert distance.text.startswith("def distance(a, b):")  # text stays the exact lines
+    _, small = chunk("geo.py", Limits(max_chars=40, min_chars=10))
+    pieces = [c for c in small.chunks if c.symbol == "distance"]
+    assert [(c.start_line, c.end_line) for c in pieces] == [(6, 6), (7, 7), (8, 8)]
+    assert pieces[2].context == ("function distance: def distance(a, b)\n"
+                                 "Straight-line distance between two points.")
+
+
+def test_embed_text_has_the_context_and_body_start_points_at_the_lines(tmp_path) -> None:
+    _, document = chunk("stack.rs")
+    entry = FileEntry("code", "stack.rs", tmp_path / "stack.rs", 1, 0)
+    pending = document_rows(entry, "code", "code", document)
+    row = pending[3].row
+    assert row["text"].startswith("code/stack.rs > stack.rs :: empty\n"
+                                  "function empty: pub fn empty() -> Stack\n\n")
+    assert row["text"][row["body_start"]:] == document.chunks[3].text
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("geo.py", [(11, 12, "Polygon", "class"), (14, 15, "Polygon.__init__", "method"),
+                (17, 19, "Polygon.area", "method")]),
+    ("cart.ts", [(3, 4, "Cart", "class"), (5, 5, "Cart", "class"), (7, 10, "Cart.add", "method")]),
+    ("stack.rs", [(3, 5, "Stack", "class"), (6, 7, "Stack", "class"), (9, 9, "Stack", "class"),
+                  (10, 11, "Stack.push", "method"), (12, 14, "Stack.push", "method")]),
+    ("Account.java", [(5, 6, "Account", "class"), (7, 7, "Account", "class"),
+                      (9, 10, "Account.deposit", "method"), (11, 13, "Account.deposit", "method")]),
+    ("greeter.rb", [(3, 4, "Greeter", "class"), (5, 8, "Greeter.initialize", "method")]),
+])
+def test_oversized_definitions_split_at_inner_definitions(path: str, expected: list[Row]) -> None:
+    text, document = chunk(path, Limits(max_chars=70, min_chars=10))
+    got = [r for r in rows(document) if r[2].split(".")[0] == expected[0][2]]
+    assert got == expected
+    assert_invariants(text, document)
+
+
+def test_continuation_pieces_repeat_the_signature_and_doc() -> None:
+    _, document = chunk("Account.java", Limits(max_chars=70, min_chars=10))
+    deposit = [c for c in document.chunks if c.symbol == "Account.deposit"]
+    assert deposit[0].context == "method Account.deposit: public void deposit(BigDecimal amount)"
+    assert deposit[1].context == deposit[0].context + "\nDeposit money."
+    assert deposit[1].text.strip().startswith("}") is False  # lines, never a synthetic header
+
+
+def test_header_guards_namespaces_and_qualified_methods() -> None:
+    header = ("#ifndef LIST_H\n#define LIST_H\n\nstruct item { int id; };\n\n"
+              "int count(struct item *items);\n\n#endif\n")
+    document = code_handler(header, "list.h", Limits())
+    assert rows(document) == [(1, 2, "", ""), (4, 4, "item", "class"), (6, 8, "", "")]
+    source = "#include <vector>\n\ndouble Shape::area() const {\n    return 0;\n}\n"
+    assert rows(code_handler(source, "shape.cc", Limits()))[1] == (3, 5, "Shape.area", "method")
+
+
+def test_syntax_errors_stay_local_and_every_line_is_kept() -> None:
+    text = "int ok(void) {\n    return 1;\n}\n\n@@ garbage $$ ;\n\nint after(void) {}\n"
+    document = code_handler(text, "bad.c", DEFAULT)
+    assert rows(document) == [(1, 3, "ok", "function"), (5, 5, "", ""),
+                              (7, 7, "after", "function")]
+    broken = "int ok(void) {\n    return 1;\n}\n\nint broken( {\n    x = ;\n}\n"
+    assert_invariants(broken, code_handler(broken, "bad.c", DEFAULT))
+
+
+def test_missing_grammar_falls_back_to_the_regex_chunker(monkeypatch) -> None:
+    monkeypatch.setattr(treesitter, "_parser", lambda name: None)
+    text, document = chunk("queue.go")
+    assert rows(document)[1:] == [(3, 6, "Queue", "class"), (8, 11, "Queue.Push", "method"),
+                                  (13, 15, "New", "function")]
+    assert document.chunks[2].context == "method Queue.Push: func (q *Queue) Push(item string)"
+    kotlin = code_handler("fun main() {\n    println(1)\n}\n", "Main.kt", Limits())
+    assert rows(kotlin) == [(1, 3, "main", "function")]
+
+
+def test_minified_and_generated_code_is_recognised() -> None:
+    assert skip_reason("var a=1;" * 200) == "minified"
+    assert skip_reason("// Code generated by protoc-gen-go. DO NOT EDIT.\npackage pb\n") == \
+        "generated"
+    assert skip_reason("def f():\n    return 1\n" + "x = '" + "y" * 300 + "'\n") == ""
+
+
+FRAGMENTS = [
+    "#ifndef X", "#endif", "struct s {", "};", "}", "{", "int f(void) {", "  return 1;",
+    "/* doc */", "// note", "/// doc", "#[derive(Debug)]", "impl S {", "pub fn g(&self) {",
+    "fn main() {", "func (s *S) M() {", "type T struct {", "package p", "class A", "def m",
+    "end", "module M", "namespace n {", "template <class T>", "export default function () {",
+    "function x() {", "const y = () => {", "<div>{a}</div>", "", "  ",
+]
+CODE_FILES = ["a.c", "a.cpp", "a.rs", "a.go", "a.rb", "a.tsx", "a.ts", "a.java", "a.sh"]
+
+
+@FUZZ
+@given(parts=st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=20)), max_size=40),
+       limits=limits_strategy)
+def test_tree_sitter_chunks_keep_the_invariants(parts: list[str], limits: Limits) -> None:
+    text = "\n".join(parts)
+    for path in CODE_FILES:
+        document = code_handler(text, path, limits)
+        assert_invariants(text, document)
+        assert_sizes(document, limits)
+        for c in document.chunks:
+            assert c.breadcrumb == " :: ".join([path, *c.symbol.split(".")]) if c.symbol \
+                else c.breadcrumb == path
+
+
+CODE_VAULT = {
+    "geo/distance.rs": """\
+        /// Great-circle distance in kilometres between two latitude/longitude points.
+        pub fn haversine(a: (f64, f64), b: (f64, f64)) -> f64 {
+            let r = 6371.0;
+            let (dlat, dlon) = ((b.0 - a.0).to_radians(), (b.1 - a.1).to_radians());
+            let h = (dlat / 2.0).sin().powi(2)
+                + a.0.to_radians().cos() * b.0.to_radians().cos() * (dlon / 2.0).sin().powi(2);
+            2.0 * r * h.sqrt().asin()
+        }
+        """,
+    "text/edits.py": '''\
+        def levenshtein(a: str, b: str) -> int:
+            """Number of single-character insertions, deletions or substitutions
+            that turn one word into another."""
+            previous = list(range(len(b) + 1))
+            for i, ca in enumerate(a, 1):
+                current = [i]
+                for j, cb in enumerate(b, 1):
+                    current.append(min(previous[j] + 1, current[j - 1] + 1,
+                                       previous[j - 1] + (ca != cb)))
+                previous = current
+            return previous[-1]
+        ''',
+    "web/timing.js": """\
+        /** Delay calling fn until ms milliseconds pass without another call. */
+        export function debounce(fn, ms) {
+          let timer;
+          return (...args) => {
+            clearTimeout(timer);
+            timer = setTimeout(() => fn(...args), ms);
+          };
+        }
+        """,
+    "net/sum.go": """\
+        package net
+
+        import "hash/crc32"
+
+        // Checksum computes the CRC-32 of a payload.
+        func Checksum(data []byte) uint32 {
+        \treturn crc32.ChecksumIEEE(data)
+        }
+        """,
+    "web/bundle.min.js": "var a=1;" * 50,
+    "web/app.bundle.js": "!function(e){" + "var t=e;" * 300 + "}();\n",
+    "pb/msg.pb.go": "// Code generated by protoc-gen-go. DO NOT EDIT.\npackage pb\n",
+    "vendor/lib/lib.go": "package lib\n\nfunc Vendored() {}\n",
+}
+
+
+@pytest.fixture
+def code_settings(tmp_path):
+    from vq.core.settings import load_settings
+
+    root = tmp_path / "src"
+    write_tree(root, CODE_VAULT)
+    cfg = write_config(tmp_path / "code.yaml", {
+        "index_dir": str(tmp_path / "index"),
+        "vaults": {"src": {"path": str(root), "kind": "code"}},
+    })
+    return cfg, load_settings(str(cfg))
+
+
+@pytest.mark.model
+def test_code_search_by_behaviour_with_filters(code_settings, build, cli) -> None:
+    cfg, settings = code_settings
+    summary = build(settings)
+    assert summary.outcome == "ok" and summary.files_errored == 0
+    assert summary.skipped["generated"] == 2  # bundle.min.js by name, msg.pb.go by header
+    assert summary.skipped["minified"] == 1 and summary.skipped["vendored"] == 1
+
+    def search(*args: str) -> list[dict]:
+        result = cli("--config", cfg, "search", *args, "--json", "--kind", "code")
+        assert result.exit_code in (0, 1), result.stderr
+        return json.loads(result.stdout)
+
+    hits = search("how far apart are two places on the globe", "-n", "2")
+    assert (hits[0]["path"], hits[0]["symbol"], hits[0]["language"]) == \
+        ("geo/distance.rs", "haversine", "rust")
+    assert (hits[0]["start_line"], hits[0]["end_line"]) == (1, 8)
+    assert search("count the typos between two words", "-n", "1")[0]["symbol"] == "levenshtein"
+    assert search("wait until the user stops typing", "-n", "1")[0]["symbol"] == "debounce"
+    only_go = search("verify data integrity", "--lang", "go")
+    assert only_go and {h["language"] for h in only_go} == {"go"}
+    by_symbol = search("payload", "--symbol", "Checksum")
+    assert [(h["symbol"], h["start_line"], h["end_line"]) for h in by_symbol] == \
+        [("Checksum", 5, 8)]
+    tty = cli("--config", cfg, "search", "crc payload", "--symbol", "Checksum")
+    assert "src:net/sum.go:5-8" in tty.stdout and "[Checksum]" in tty.stdout

@@ -1,0 +1,80 @@
+"""`vq build`: parse, run one locked build, report.
+
+It lives in ``vq.jobs`` because a build is a job run under the lock
+(``vq.jobs.runner``): the write side (``vq.indexer``) never imports the layer above it.
+"""
+
+from __future__ import annotations
+
+import click
+
+from vq.cli.shared import EXIT_CODES, echo_json, settings_from, vault_ids
+
+
+@click.command(epilog=EXIT_CODES)
+@click.option("--vault", "vaults", multiple=True, shell_complete=vault_ids,
+              help="Only this vault (repeatable). Others are left as they are.")
+@click.option("--rebuild", is_flag=True,
+              help="Re-encode everything into a fresh index beside the old one, swapped in "
+                   "when done (after a model change, or to recover a damaged index; a failed "
+                   "rebuild leaves the old index).")
+@click.option("--wait", type=click.FloatRange(min=0), default=0, metavar="SECONDS",
+              help="Wait up to SECONDS for another build's lock instead of skipping (exit 3 "
+                   "on timeout).")
+@click.option("--device", type=click.Choice(["auto", "cuda", "mps", "cpu"]), default=None,
+              help="Override the configured device.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default=None,
+              help="Where chunk + encode run: in this process (local) or in Ray actors "
+                   "(ray, needs pip install 'vq[ray]'; see docs/ray.md). Default: engine.")
+@click.option("--json", "as_json", is_flag=True, help="Print the build summary as JSON.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bars on stderr (default: only on a TTY and outside CI).")
+@click.pass_context
+def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: float,
+          device: str | None, engine: str | None, as_json: bool, progress: bool | None
+          ) -> None:
+    """Index the configured vaults: only new and changed files are read and encoded.
+
+    Safe to run from cron every few minutes: a build that finds another one
+    running skips (exit 0, "skipped" on stderr) unless --wait is given.
+    """
+    from vq.core.errors import VqError
+    from vq.indexer.progress import make_progress
+    from vq.jobs.runner import Skipped, locked_build
+
+    settings = settings_from(ctx, device=device, engine=engine)
+    unknown = [v for v in vaults if settings.vault(v) is None]
+    if unknown:
+        raise VqError(f"unknown vault {unknown[0]!r}", "see `vq vault list`")
+    if not settings.vaults:
+        raise VqError("no vaults configured", "add one with `vq vault add ID PATH`")
+    bar = make_progress(progress)
+    try:
+        result = locked_build(settings, vaults, rebuild, wait, bar)
+    except VqError:
+        raise
+    except Exception as exc:  # e.g. a commit conflict with a second builder on shared storage
+        from vq.core.failures import classify, first_line
+
+        known = classify(exc, settings.index_dir)  # a full or read-only disk, a damaged index
+        if known is not None:
+            raise known from exc
+        raise VqError(f"build failed: {type(exc).__name__}: {first_line(exc)}",
+                      "run `vq build` again: it repairs whatever this one left half-done"
+                      ) from exc
+    finally:
+        bar.close()
+    if isinstance(result, Skipped):
+        click.echo(result.line(), err=True)
+        if as_json:
+            echo_json({"outcome": "skipped", "holder": result.holder})
+        return
+    from vq.core.display import shown
+
+    for problem in result.problems:
+        click.echo(shown(f"error: {problem['vault']}:{problem['path']}: {problem['reason']}"),
+                   err=True)
+    if as_json:
+        echo_json(result.to_json())
+    else:
+        click.echo(shown(result.line()), err=True)

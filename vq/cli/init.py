@@ -1,0 +1,91 @@
+"""`vq init [DIR]`: propose vaults for a project, write its config, say what to run next.
+
+The judgement lives in ``vq.indexer.project``; this module parses, calls and
+prints. The proposal (what and why) goes to stdout; notes go to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from vq.cli.shared import echo_json
+
+if TYPE_CHECKING:
+    from vq.indexer.project import InitResult
+
+
+@click.command()
+@click.argument("directory", default=".", metavar="[DIR]",
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--global", "global_", is_flag=True,
+              help="Write the user config (~/.config/vq/config.yaml) with absolute paths, "
+                   "instead of DIR/.vq.yaml.")
+@click.option("--force", is_flag=True, help="Replace an existing config.")
+@click.option("--dry-run", is_flag=True, help="Show the proposal; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the proposal and outcome as JSON.")
+@click.pass_context
+def init(ctx: click.Context, directory: Path, global_: bool, force: bool, dry_run: bool,
+         as_json: bool) -> None:
+    """Look at DIR (default: here) and write a config with sensible vaults.
+
+    \b
+    .vault/ (ADRs, research, plans)  -> notes
+    docs/ and other Markdown folders -> notes
+    the source tree (.gitignore honoured, vendored/generated skipped) -> code
+    PDFs and other documents         -> docs
+    The project config is DIR/.vq.yaml with its index in DIR/.vq/ (added to
+    .gitignore in a git repository). An existing config is kept unless --force.
+    """
+    from vq.core.settings import locate_config
+    from vq.indexer.project import config_target, inspect_project, write_config
+
+    plan = inspect_project(directory)
+    target = config_target(plan.root, global_)
+    result = write_config(plan, target, global_, force, dry_run)
+    if result.written or dry_run:
+        found, why = locate_config((ctx.find_root().obj or {}).get("config"), plan.root)
+        if found is not None and found.resolve() != target.resolve():
+            result.shadowed_by = f"{found} ({why})"
+    if as_json:
+        echo_json(result.to_json())
+    else:
+        _report(result, dry_run, global_)
+
+
+def _report(result: InitResult, dry_run: bool, global_: bool) -> None:
+    from vq.core.display import shown
+
+    plan = result.plan
+    click.echo(f"project  {shown(plan.root)}{'  (git)' if plan.git_root else ''}")
+    width = max((len(v.id) for v in plan.vaults), default=4)
+    for v in plan.vaults:
+        click.echo(f"vault    {v.id:<{width}}  {v.kind:<5}  {shown(v.path):<8}  {shown(v.why)}")
+    for note in plan.notes:
+        click.echo(f"note: {shown(note)}", err=True)
+    if dry_run:
+        click.echo(f"dry run: would write {result.config}"
+                   + ("  (exists: needs --force)" if result.existed else ""))
+        return
+    if not result.written:
+        click.echo(f"kept     {result.config} (it exists; --force replaces it)")
+    else:
+        click.echo(f"wrote    {result.config}")
+    if result.gitignore:
+        click.echo(f"ignored  .vq/ added to {result.gitignore}")
+    if result.shadowed_by:
+        click.echo(f"warning: in {plan.root} vq reads {result.shadowed_by}, not the new "
+                   "file (see `vq doctor`)", err=True)
+    click.echo(f"next:    {_next_command(plan.root, global_)}")
+
+
+def _next_command(root: Path, global_: bool) -> str:
+    steps = 'vq build && vq search "your question"'
+    here = Path.cwd().resolve()
+    if global_ or here == root or root in here.parents:
+        return steps
+    return f"cd {shlex.quote(os.path.relpath(root, here))} && {steps}"
