@@ -29,13 +29,17 @@ class ChunkRow:
     text: str
 
 
-def load_chunks(index_dir: str) -> list[ChunkRow]:
-    """Every chunk of a vq index, in a stable order (path, then line)."""
+def load_chunks(index_dir: str, prefix: dict[str, str] | None = None) -> list[ChunkRow]:
+    """Every chunk of a vq index, in a stable order (path, then line). ``prefix`` maps a
+    vault id to its folder under a shared corpus root (several vaults, one judged set)."""
     from vq.core.store import open_index
 
     index = open_index(index_dir)
     cols = ["path", "start_line", "end_line", "text"]
-    data = index.chunks.search().select(cols).limit(None).to_arrow().to_pydict()
+    data = index.chunks.search().select([*cols, "vault"]).limit(None).to_arrow().to_pydict()
+    if prefix:
+        data["path"] = [f"{prefix[v]}/{p}" if prefix.get(v) else p
+                        for v, p in zip(data["vault"], data["path"], strict=True)]
     rows = [ChunkRow(*vals) for vals in zip(*(data[c] for c in cols), strict=True)]
     return sorted(rows, key=lambda r: (r.path, r.start_line, r.end_line))
 

@@ -11,6 +11,15 @@ Corpora:
   with 44 queries written and judged by a helper that ran no search
   (``bench/devsets/nodejs-contributing``); added after the fusion was chosen,
   so for the fusion it is held out.
+- ``jsonschema``: the judged code set of ``bench.code_rank`` (40 queries, one
+  target definition each, scored by ``bench.code_score``).
+- ``adr``: 60 real decision records from two public repositories at pinned
+  commits, 50 queries judged before any search ran (``bench/devsets/adr``).
+- ``httpx``: HTTPX's Markdown docs and its package as two vaults, the way
+  ``vq init`` sets them up; 25 section and 25 definition targets, judged before
+  any search ran (``bench/devsets/httpx``); scored as the weighted mean of the
+  two scorers. Both are fetched by ``bench.gitcorpus`` (skipped when offline
+  with no cache).
 - ``nodejs``: the Node.js API reference as shipped by the machine's ``nodejs``
   package (``/usr/share/doc/nodejs/api/*.md``, or ``$VQ_BENCH_NODEJS_DOCS``),
   with pseudo-queries made from headings (query = heading text, target = that
@@ -38,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import baselines, report, truncation
+from bench import baselines, code_score, report, truncation
 from bench.common import eval_dir, log, prepare_env, publish, run_proc, scratch, vq, write_config
 
 VQ_METHODS = (
@@ -61,6 +70,16 @@ class Corpus:
     label: str
     kind: str = "docs"
     include: tuple[str, ...] = ("*.md",)
+    # (vault id, folder under root, kind, include globs): a project indexed as several
+    # vaults, as `vq init` proposes; empty: one vault, the whole root
+    vaults: tuple[tuple[str, str, str, tuple[str, ...]], ...] = ()
+
+    def vault_specs(self) -> dict[str, dict]:
+        if not self.vaults:
+            return {self.name: {"path": self.root, "kind": self.kind,
+                                "include": list(self.include)}}
+        return {vid: {"path": self.root / sub, "kind": kind, "include": list(inc)}
+                for vid, sub, kind, inc in self.vaults}
 
 
 def docker_corpus() -> Corpus | None:
@@ -137,6 +156,47 @@ def contributing_corpus(work: Path) -> Corpus | None:
                           "written and judged before any search ran")
 
 
+def adr_corpus(work: Path) -> Corpus | None:
+    """Decision records from two public repositories at pinned commits (fetched)."""
+    return _git_corpus(work, "adr", "60 decision records (GOV.UK AWS, Home Assistant), 50 "
+                       "hand-written queries judged before any search ran")
+
+
+def httpx_corpus(work: Path) -> Corpus | None:
+    """A project's Markdown docs and its package, indexed as two vaults as `vq init` would."""
+    return _git_corpus(work, "httpx", "HTTPX docs (notes vault) + source (code vault), 25 "
+                       "section + 25 definition queries judged before any search ran",
+                       vaults=(("docs", "docs", "notes", ("*.md",)),
+                               ("code", "", "code", ("*.py",))))
+
+
+def jsonschema_corpus(work: Path) -> Corpus | None:
+    """The judged code set of ``bench.code_rank`` (the installed jsonschema's source)."""
+    from bench import code_rank
+
+    return code_rank.code_corpus(work)
+
+
+def dev_corpora(work: Path) -> list[Corpus]:
+    """Every judged dev set that can be had here (Docker, the shared set, apart)."""
+    found = (devset_corpus(work), contributing_corpus(work), jsonschema_corpus(work),
+             adr_corpus(work), httpx_corpus(work))
+    return [c for c in found if c is not None]
+
+
+def _git_corpus(work: Path, name: str, label: str,
+                vaults: tuple[tuple[str, str, str, tuple[str, ...]], ...] = ()) -> Corpus | None:
+    """A dev set whose corpus ``bench.gitcorpus`` fetches; None (logged) when it cannot."""
+    from bench import gitcorpus
+
+    try:
+        root = gitcorpus.materialise(DEVSETS / name, work / name / "corpus")
+    except gitcorpus.FetchError as exc:
+        log(f"{name}: skipped, corpus not fetched ({exc})")
+        return None
+    return Corpus(name, root, DEVSETS / name / "queries.jsonl", label, vaults=vaults)
+
+
 def _listed_corpus(work: Path, name: str, devset: Path, source: Path,
                    label: str) -> Corpus | None:
     """Copy the files a dev set lists (``files.txt``) from ``source``; None if any is missing."""
@@ -171,14 +231,49 @@ def read_queries(path: Path) -> list[dict]:
 
 
 def score(corpus: Corpus, results: list[dict], work: Path) -> dict:
-    """The shared scorer's numbers for one results list (it, not this file, does the math)."""
+    """The judged numbers for one results list. Section targets (``heading``) are scored
+    by the shared score.py, definition targets (``symbol``) by ``bench.code_score``; a set
+    holding both reports the query-weighted mean of the two (same formulas, one target a
+    query), with each half under ``parts``."""
+    queries = read_queries(corpus.queries)
+    code = [q for q in queries if "symbol" in q]
+    if not code:
+        return _score_sections(corpus.root, corpus.queries, results, work)
+    if len(code) == len(queries):
+        return _score_code(corpus.root, corpus.queries, results)
+    work.mkdir(parents=True, exist_ok=True)
+    halves = {}
+    for part, rows in (("sections", [q for q in queries if "symbol" not in q]), ("code", code)):
+        path = work / f"queries-{part}.jsonl"
+        path.write_text("".join(json.dumps(q) + "\n" for q in rows), encoding="utf-8")
+        halves[part] = (_score_sections(corpus.root, path, results, work) if part == "sections"
+                        else _score_code(corpus.root, path, results))
+    out: dict[str, Any] = {m: sum(h[m] * h["n"] for h in halves.values()) / len(queries)
+                           for m in code_score.METRICS}
+    out.update(n=len(queries), missing=sum(h.get("missing", 0) for h in halves.values()),
+               by_style={**halves["sections"]["by_style"], **halves["code"]["by_style"]},
+               parts=halves)
+    return out
+
+
+def _score_sections(root: Path, queries: Path, results: list[dict], work: Path) -> dict:
+    """score.py's numbers (it, not this file, does the math)."""
     path = work / "results.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in results), encoding="utf-8")
-    proc = run_proc([sys.executable, str(eval_dir() / "score.py"), "--corpus", str(corpus.root),
-                     "--queries", str(corpus.queries), "--results", str(path), "--json"])
+    proc = run_proc([sys.executable, str(eval_dir() / "score.py"), "--corpus", str(root),
+                     "--queries", str(queries), "--results", str(path), "--json"])
     if proc.rc != 0:
         raise RuntimeError(f"score.py failed ({proc.rc}): {proc.stderr.strip()[-500:]}")
     return json.loads(proc.stdout)
+
+
+def _score_code(root: Path, queries: Path, results: list[dict]) -> dict:
+    resolved, problems = code_score.load_queries(root, queries)
+    if problems:
+        raise RuntimeError(f"code judgements do not resolve: {problems[:3]}")
+    out = code_score.score(root, resolved, {r["id"]: r["hits"] for r in results})
+    out["n"] = len(resolved)
+    return out
 
 
 def cli_search(config: Path, flags: tuple[str, ...], text: str, runner: Any) -> list[dict]:
@@ -203,9 +298,9 @@ def run_vq_method(corpus: Corpus, config: Path, flags: tuple[str, ...], queries:
         start = time.perf_counter()
         hits = cli_search(config, flags, q["q"], runner)
         seconds.append(time.perf_counter() - start)
-        results.append({"id": q["id"], "hits": [
-            {"path": h["path"], "start_line": h["start_line"], "end_line": h["end_line"]}
-            for h in hits]})
+        results.append({"id": q["id"], "hits": [  # absolute: several vaults share the root
+            {"path": h.get("abs_path") or h["path"], "start_line": h["start_line"],
+             "end_line": h["end_line"]} for h in hits]})
     return {**score(corpus, results, work), "ms_per_query": _ms(seconds)}
 
 
@@ -228,7 +323,7 @@ def evaluate(corpus: Corpus, work: Path) -> dict:
     base = work / corpus.name
     rerank = os.environ.get("VQ_BENCH_RERANK_MODEL")
     config, built, summary = _build(corpus, base, rerank)
-    rows = baselines.load_chunks(str(base / "index"))
+    rows = baselines.load_chunks(str(base / "index"), {v[0]: v[1] for v in corpus.vaults})
     queries = read_queries(corpus.queries)
     out: dict[str, Any] = {"corpus": corpus.name, "label": corpus.label,
                            "queries": len(queries), "chunks": len(rows),
@@ -252,9 +347,7 @@ def evaluate(corpus: Corpus, work: Path) -> dict:
 def _build(corpus: Corpus, base: Path, rerank: str | None = None) -> tuple[Path, Any, dict]:
     """`vq build` of the corpus in a fresh process: (config, process, JSON summary)."""
     extra = {"search": {"rerank_model": rerank}} if rerank else {}
-    config = write_config(base / "vq.yaml", base / "index",
-                          {corpus.name: {"path": corpus.root, "kind": corpus.kind,
-                                         "include": list(corpus.include)}}, **extra)
+    config = write_config(base / "vq.yaml", base / "index", corpus.vault_specs(), **extra)
     log(f"{corpus.name}: vq build")
     built = vq("--config", config, "build", "--json", "--no-progress")
     if built.rc != 0:
@@ -279,9 +372,8 @@ def run(work: Path, quick: bool = False) -> dict:
         log(msg)
         return {"skipped": msg}
     out["corpora"].append(evaluate(docker, work))
-    for dev in (devset_corpus(work), contributing_corpus(work)):
-        if dev is not None:
-            out["corpora"].append(evaluate(dev, work))
+    for dev in dev_corpora(work):
+        out["corpora"].append(evaluate(dev, work))
     node = nodejs_corpus(work, files=8 if quick else None, queries=40 if quick else 150)
     if node is None:
         out["nodejs_skipped"] = f"no Node.js API docs at {NODEJS_DOCS} (apt-get install nodejs)"
