@@ -18,6 +18,7 @@ Checked before the MCP SDK sees the request, whatever the bind address.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hmac
 import ipaddress
 import os
@@ -162,12 +163,47 @@ class RequestGuard:
         await send({"type": "http.response.body", "body": text.encode() + b"\n"})
 
 
-def serve_http(server: Any, host: str, port: int, token: str,
-               extra_hosts: Iterable[str] = ()) -> None:
-    """Run the MCP server's streamable-HTTP app behind ``RequestGuard`` until Ctrl-C."""
+def listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before anything says "serving": a taken port, a
+    privileged one or an address this machine lacks is one ``VqError`` with the fix,
+    not uvicorn's log line after the banner."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise _bind_error(host, port, exc) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _bind_error(host: str, port: int, exc: OSError) -> VqError:
+    where = f"{_bracket(host)}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        return VqError(f"cannot serve on {where}: the port is already in use",
+                       f"stop what listens there (`ss -ltnp 'sport = :{port}'` names it) "
+                       f"or pick another port: `vq mcp --http {port + 1}`")
+    if exc.errno == errno.EACCES:
+        return VqError(f"cannot serve on {where}: not allowed to use port {port}",
+                       "ports below 1024 need root: pick a port above 1024")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return VqError(f"cannot serve on {where}: {host} is not an address of this machine",
+                       "use 127.0.0.1, 0.0.0.0 or one of this machine's addresses")
+    return VqError(f"cannot serve on {where}: {exc.strerror or exc}",
+                   "pick another address or port with --http [HOST:]PORT")
+
+
+def serve_http(server: Any, sock: socket.socket, token: str,
+               extra_hosts: Iterable[str] = (), host: str = "") -> None:
+    """Run the MCP server's streamable-HTTP app on ``sock`` (from ``listen``) behind
+    ``RequestGuard`` until Ctrl-C; ``host`` is the address as the user gave it."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    bound, port = sock.getsockname()[:2]
+    host = host or bound
     hosts = allowed_hosts(host, port, extra_hosts)
     security = TransportSecuritySettings(  # the SDK's own check, kept as a second layer
         enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts),
@@ -175,4 +211,4 @@ def serve_http(server: Any, host: str, port: int, token: str,
     app = server.streamable_http_app(host=host, transport_security=security)
     config = uvicorn.Config(RequestGuard(app, token, hosts), host=host, port=port,
                             log_level="warning")
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[sock])

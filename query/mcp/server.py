@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -340,10 +341,11 @@ def build_server(settings: Settings) -> Any:
     return server
 
 
-def serve(settings: Settings, http: tuple[str, int] | None = None, token: str = "",
+def serve(settings: Settings, http: tuple[socket.socket, str] | None = None, token: str = "",
           allow_hosts: tuple[str, ...] = ()) -> None:
-    """Run until the client hangs up (stdio) or Ctrl-C (HTTP: token and Host checked
-    on every request, see ``vq.query.mcp.http``)."""
+    """Run until the client hangs up (stdio) or Ctrl-C (HTTP: ``http`` is the bound
+    socket from ``mcp.http.listen`` and the host as given; token and Host checked on
+    every request, see ``vq.query.mcp.http``)."""
     server = build_server(settings)
     if http is None:
         server.run("stdio")
@@ -352,4 +354,4 @@ def serve(settings: Settings, http: tuple[str, int] | None = None, token: str = 
         raise VqError("HTTP needs a bearer token", "see `vq mcp --help`")
     from vq.query.mcp.http import serve_http
 
-    serve_http(server, http[0], http[1], token, allow_hosts)
+    serve_http(server, http[0], token, allow_hosts, host=http[1])

@@ -57,7 +57,7 @@ def mcp(ctx: click.Context, http: str | None, allow_hosts: tuple[str, ...],
     """
     from pathlib import Path
 
-    from vq.query.mcp.http import is_loopback, load_token
+    from vq.query.mcp.http import is_loopback, listen, load_token
 
     path = Path(token_file).expanduser() if token_file else None
     if show_token:
@@ -71,6 +71,7 @@ def mcp(ctx: click.Context, http: str | None, allow_hosts: tuple[str, ...],
         return
     host, port = parse_address(http)
     token, where = load_token(path)
+    sock = listen(host, port)  # a taken port is an error before any "serving" line
     if not is_loopback(host):
         click.echo(f"warning: serving on {host}: anyone who can reach it and holds the token "
                    "can search the index and read indexed files (HTTP is not encrypted: "
@@ -78,4 +79,4 @@ def mcp(ctx: click.Context, http: str | None, allow_hosts: tuple[str, ...],
     shown_host = f"[{host}]" if ":" in host else host
     click.echo(f"vq mcp: serving http://{shown_host}:{port}/mcp; clients send "
                f"'Authorization: Bearer <token>' (token: {where})", err=True)
-    serve(settings, (host, port), token, allow_hosts)
+    serve(settings, (sock, host), token, allow_hosts)
