@@ -32,12 +32,34 @@ class ConfigError(VqError):
         self.key = key
 
 
+# What every command says when vq found no config: a newcomer's first run.
+NO_CONFIG = ("no config found (no --config or $VQ_CONFIG, no .vq.yaml here or in a parent "
+             "folder, no user config)")
+CREATE_CONFIG = ("create one: `vq init` proposes vaults for the project here (`vq init "
+                 "--global` for the user config), or `vq vault add ID PATH` adds one folder")
+
+
 class IndexMissing(VqError):
     """There is no index at the configured location yet."""
 
-    def __init__(self, index_dir: str) -> None:
-        super().__init__(f"no index at {index_dir}", "run `vq build` first")
+    def __init__(self, index_dir: str, configured: bool = True) -> None:
+        if configured:
+            super().__init__(f"no index at {index_dir}", "run `vq build` first")
+        else:
+            super().__init__(f"no index at {index_dir}; {NO_CONFIG}",
+                             f"{CREATE_CONFIG}; then `vq build`")
         self.index_dir = index_dir
+
+
+class NoVaults(VqError):
+    """Nothing to index: no config was found, or the one found lists no vault."""
+
+    def __init__(self, config_file: object | None) -> None:
+        if config_file is None:
+            super().__init__(NO_CONFIG, CREATE_CONFIG)
+        else:
+            super().__init__(f"no vaults configured in {config_file}",
+                             "add one with `vq vault add ID PATH`")
 
 
 class IndexMismatch(VqError):

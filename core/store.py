@@ -231,8 +231,14 @@ def has_sections(index: Index) -> bool:
 
 
 def open_for(settings: Any) -> Index:
-    """Open the index a Settings object points at, with its storage options."""
-    return open_index(settings.index_dir, settings.storage_options or None)
+    """Open the index a Settings object points at, with its storage options. Without a
+    config file the missing index says how to create one, not only "run `vq build`"."""
+    try:
+        return open_index(settings.index_dir, settings.storage_options or None)
+    except IndexMissing:
+        if settings.config_file is None:
+            raise IndexMissing(settings.index_dir, configured=False) from None
+        raise
 
 
 def exists_for(settings: Any) -> bool:

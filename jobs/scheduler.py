@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from vq.core.errors import VqError
+from vq.core.errors import NoVaults, VqError
 from vq.core.settings import Settings
 from vq.jobs.cron import cron_trigger
 from vq.jobs.runlog import RunLog
@@ -82,7 +82,7 @@ class BuildJob:
             if self.on_settings:
                 self.on_settings(settings)
             if not settings.vaults:
-                raise VqError("no vaults configured", "add one with `vq vault add ID PATH`")
+                raise NoVaults(settings.config_file)
             # No encoder given: the build takes the process-wide shared model, loaded on
             # the first tick that has something to encode and reused by later ticks.
             result = locked_build(settings, should_stop=self.stop.is_set, encoder=self.encoder)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from vq.core import paths
-from vq.core.errors import VqError
+from vq.core.errors import CREATE_CONFIG, NoVaults, VqError
 from vq.core.settings import SCALARS, SECTIONS, Settings
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
@@ -176,7 +176,7 @@ def _load(report: Report, config: str | None, overrides: Mapping[str, Any] | Non
     source = settings.sources["config_file"]
     if settings.config_file is None:
         report.checks.append(Check("config", WARN, "no config file found: using defaults",
-                                   "run `vq init` in your project (or `vq init --global`)"))
+                                   CREATE_CONFIG))
     else:
         report.checks.append(Check("config", OK, source))
     return settings
@@ -294,8 +294,7 @@ def model_check(settings: Settings, device: str, index: Any) -> Check:
 
 def vault_checks(settings: Settings) -> list[Check]:
     if not settings.vaults:
-        return [Check("vaults configured", FAIL, "none",
-                      "run `vq init` in your project, or `vq vault add ID PATH`")]
+        return [Check("vaults configured", FAIL, "none", NoVaults(settings.config_file).fix)]
     out = []
     for v in settings.vaults:
         name = f"vault {v.id}"
@@ -316,8 +315,8 @@ def _open_index(settings: Settings) -> Any:
     from vq.core import store
 
     if not store.exists_for(settings):
-        return Check("index", FAIL, f"no index at {settings.index_dir}",
-                     "run `vq build` to create it")
+        fix = "run `vq build` to create it" if settings.config_file else CREATE_CONFIG
+        return Check("index", FAIL, f"no index at {settings.index_dir}", fix)
     try:
         return store.open_for(settings)
     except VqError as exc:

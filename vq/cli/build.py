@@ -38,7 +38,7 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     Safe to run from cron every few minutes: a build that finds another one
     running skips (exit 0, "skipped" on stderr) unless --wait is given.
     """
-    from vq.core.errors import VqError
+    from vq.core.errors import NoVaults, VqError
     from vq.indexer.progress import make_progress
     from vq.jobs.runner import Skipped, locked_build
 
@@ -47,7 +47,7 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     if unknown:
         raise VqError(f"unknown vault {unknown[0]!r}", "see `vq vault list`")
     if not settings.vaults:
-        raise VqError("no vaults configured", "add one with `vq vault add ID PATH`")
+        raise NoVaults(settings.config_file)
     bar = make_progress(progress)
     try:
         result = locked_build(settings, vaults, rebuild, wait, bar)
