@@ -44,7 +44,7 @@ def test_doctor_says_it_on_every_line_that_fails(nowhere, cli):
 
 def test_the_mcp_tools_say_it_too(nowhere):
     from vq.core.settings import load_settings
-    from vq.query.mcp_server import build_server
+    from vq.query.mcp.server import build_server
 
     async def main() -> list[Any]:
         async with Client(build_server(load_settings())) as client:
