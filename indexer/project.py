@@ -94,6 +94,7 @@ class Plan:
     git_root: Path | None
     notes: list[str] = field(default_factory=list)
     model: str = DEFAULT_MODEL
+    pin_model: bool = False        # write ``model:`` into the config (`vq init --model`)
     translations: list[Translations] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -352,12 +353,15 @@ class InitResult:
     existed: bool = False
     gitignore: Path | None = None  # the .gitignore that gained ".vq/", if any
     shadowed_by: str | None = None  # another config vq would read instead, and why
+    estimate: dict[str, Any] | None = None  # ``Estimate.to_json()``; None with --no-estimate
+    suggestions: list[str] = field(default_factory=list)  # excludes for a long estimate
 
     def to_json(self) -> dict[str, Any]:
         return {**self.plan.to_json(), "config": str(self.config), "written": self.written,
                 "existed": self.existed,
                 "gitignore": str(self.gitignore) if self.gitignore else None,
-                "shadowed_by": self.shadowed_by}
+                "shadowed_by": self.shadowed_by, "estimate": self.estimate,
+                "suggested_excludes": self.suggestions}
 
 
 def config_target(root: Path, global_: bool) -> Path:
@@ -394,6 +398,8 @@ def _document(plan: Plan, global_: bool) -> Any:
         f"vq config for {plan.root}, written by `vq init`; edit freely.\n"
         f"The index lives in {where} (set index_dir to move it).\n"
         "Relative paths are relative to this file. `vq doctor` checks this setup.")
+    if plan.pin_model:
+        doc["model"] = plan.model
     vaults = doc["vaults"] = CommentedMap()
     prefix = _unique(set(), plan.root.name) + "-" if global_ else ""
     for v in plan.vaults:

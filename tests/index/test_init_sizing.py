@@ -131,3 +131,30 @@ def test_biggest_folders_descend_while_one_folder_holds_most():
               "src/x.py": 5.0, "top.md": 1.0}
     assert biggest_folders(chunks) == [("docs/ref", 2, 90), ("docs/guide", 1, 5)]
     assert biggest_folders({"a/x.md": 1.0, "b/y.md": 1.0}) == [("a", 1, 1), ("b", 1, 1)]
+
+
+def test_init_prints_the_estimate_and_what_it_left_out(framework, cli, monkeypatch):
+    from vq.indexer import estimate as sizing
+
+    monkeypatch.setattr(sizing, "CPU_TEXTS_PER_CORE", 0.001)  # long: suggest excludes
+    result = cli("init", framework, "--dry-run")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    estimate = next(ln for ln in out.splitlines() if ln.startswith("estimate "))
+    assert "files, ~" in estimate and "texts to embed" in estimate and " on cpu (" in estimate
+    assert "leaves out translations (es, pt-BR, zh)" in out
+    assert 'exclude? docs/en/docs/ (4 files' in out
+    assert "note: translations in docs/: kept en; left out es, pt-BR, zh" in result.stderr
+
+
+def test_init_model_flag_keeps_every_language_and_is_written(framework, cli):
+    import json
+
+    import yaml
+
+    result = cli("init", framework, "--model", MULTILINGUAL, "--no-estimate", "--json")
+    data = json.loads(result.stdout)
+    assert data["estimate"] is None and data["translations"][0]["left_out"] == []
+    written = yaml.safe_load((framework / ".vq.yaml").read_text())
+    assert written["model"] == MULTILINGUAL
+    assert not any("/es/" in e for v in written["vaults"].values() for e in v.get("exclude", []))

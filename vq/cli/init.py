@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -28,9 +28,14 @@ if TYPE_CHECKING:
 @click.option("--force", is_flag=True, help="Replace an existing config.")
 @click.option("--dry-run", is_flag=True, help="Show the proposal; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the proposal and outcome as JSON.")
+@click.option("--model", metavar="NAME",
+              help="The embedding model to write into the config; it decides which languages "
+                   "of translated docs are kept (default: the model vq would use in DIR).")
+@click.option("--no-estimate", is_flag=True,
+              help="Skip sizing the first build (no sample is chunked, no device probed).")
 @click.pass_context
 def init(ctx: click.Context, directory: Path, global_: bool, force: bool, dry_run: bool,
-         as_json: bool) -> None:
+         as_json: bool, model: str | None, no_estimate: bool) -> None:
     """Look at DIR (default: here) and write a config with sensible vaults.
 
     \b
@@ -38,23 +43,54 @@ def init(ctx: click.Context, directory: Path, global_: bool, force: bool, dry_ru
     docs/ and other Markdown folders -> notes
     the source tree (.gitignore honoured, vendored/generated skipped) -> code
     PDFs and other documents         -> docs
+    Docs translated into languages the model does not read (docs/<lang>/,
+    i18n/<lang>/, page.<lang>.md) are left out; a multilingual model keeps
+    them. The first build is estimated (files, chunks, minutes on this
+    machine's device) from a sample, with excludes suggested when it is long.
     The project config is DIR/.vq.yaml with its index in DIR/.vq/ (added to
     .gitignore in a git repository). An existing config is kept unless --force.
     """
     from vq.core.settings import locate_config
     from vq.indexer.project import config_target, inspect_project, write_config
 
-    plan = inspect_project(directory)
+    settings = _settings_in(ctx, directory, model)
+    plan = inspect_project(directory, settings.model)
+    plan.pin_model = model is not None
     target = config_target(plan.root, global_)
     result = write_config(plan, target, global_, force, dry_run)
     if result.written or dry_run:
         found, why = locate_config((ctx.find_root().obj or {}).get("config"), plan.root)
         if found is not None and found.resolve() != target.resolve():
             result.shadowed_by = f"{found} ({why})"
+    if not no_estimate:
+        _size(result, settings)
     if as_json:
         echo_json(result.to_json())
     else:
         _report(result, dry_run, global_)
+
+
+def _settings_in(ctx: click.Context, directory: Path, model: str | None) -> Any:
+    """The settings vq would use in DIR (model, chunk sizes, device), with ``--model``;
+    a config that does not load leaves the defaults (the new config replaces it)."""
+    from vq.core.errors import VqError
+    from vq.core.settings import DEFAULT_MODEL, Settings, load_settings
+
+    overrides = {"model": model} if model else {}
+    try:
+        return load_settings((ctx.find_root().obj or {}).get("config"), overrides,
+                             cwd=directory.resolve())
+    except VqError:
+        return Settings(index_dir=str(directory.resolve() / ".vq"),
+                        model=model or DEFAULT_MODEL)
+
+
+def _size(result: InitResult, settings: Any) -> None:
+    from vq.indexer.estimate import size_plan, suggest_excludes
+
+    estimate = size_plan(result.plan, settings)
+    result.estimate = estimate.to_json()
+    result.suggestions = suggest_excludes(result.plan, estimate)
 
 
 def _report(result: InitResult, dry_run: bool, global_: bool) -> None:
@@ -65,6 +101,10 @@ def _report(result: InitResult, dry_run: bool, global_: bool) -> None:
     width = max((len(v.id) for v in plan.vaults), default=4)
     for v in plan.vaults:
         click.echo(f"vault    {v.id:<{width}}  {v.kind:<5}  {shown(v.path):<8}  {shown(v.why)}")
+    if result.estimate:
+        click.echo(f"estimate {_estimate_line(result.estimate)}")
+    for line in result.suggestions:
+        click.echo(f"exclude? {shown(line)}")
     for note in plan.notes:
         click.echo(f"note: {shown(note)}", err=True)
     if dry_run:
@@ -81,6 +121,18 @@ def _report(result: InitResult, dry_run: bool, global_: bool) -> None:
         click.echo(f"warning: in {plan.root} vq reads {result.shadowed_by}, not the new "
                    "file (see `vq doctor`)", err=True)
     click.echo(f"next:    {_next_command(plan.root, global_)}")
+
+
+def _estimate_line(e: dict[str, Any]) -> str:
+    """``1349 files, ~15348 chunks (~17800 texts to embed): ~48 min on cpu (...)``."""
+    minutes = e["minutes"]
+    took = ("under a minute" if minutes < 1 else f"~{minutes:.0f} min" if minutes < 90
+            else f"~{minutes // 60:.0f} h {minutes % 60:.0f} min")
+    extra = (f"; {e['unsampled_documents']} documents not sized (text known after extraction)"
+             if e["unsampled_documents"] else "")
+    return (f"{e['files']} files, ~{e['chunks']} chunks ({e['texts']} texts to embed): "
+            f"{took} on {e['device']} ({e['device_why']}; ~{e['texts_per_second']:g} "
+            f"texts/s){extra}")
 
 
 def _next_command(root: Path, global_: bool) -> str:
