@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from vq.core import yaml_bounds
 from vq.core.errors import ConfigError, VqError
 from vq.core.settings import Settings, _build, read_config_file
 
@@ -55,7 +56,13 @@ def load_document(path: Path) -> Any:
     if not path.exists():
         return CommentedMap()
     read_config_file(path)  # the same validation errors as every other command
-    doc = _yaml().load(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    try:
+        yaml_bounds.check(text)  # the file may have changed since: ruamel expands too
+    except yaml_bounds.TooExpanded as exc:
+        raise ConfigError(str(path), "", f"refused: {exc}",
+                          "remove the repeated anchors (*name) from the file") from None
+    doc = _yaml().load(text)
     return doc if doc is not None else CommentedMap()
 
 

@@ -30,6 +30,7 @@ class ConfigError(VqError):
         super().__init__(f"{where}: {problem}", fix)
         self.file = file
         self.key = key
+        self.problem = problem
 
 
 # What every command says when vq found no config: a newcomer's first run.

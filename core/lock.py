@@ -31,6 +31,32 @@ def describe_holder(lock_path: Path) -> str:
         return "pid unknown"
 
 
+OVERDUE_FACTOR = 10      # held this many times longer than the last build took ...
+OVERDUE_FLOOR = 3600.0   # ... and at least this long (a first build may take an hour)
+
+
+def overdue(lock_path: Path, usual_seconds: float | None, max_seconds: float | None,
+            now: float | None = None) -> str:
+    """A warning when the lock's holder has held it far longer than a build should
+    ("" otherwise): ``max_seconds`` (``build_max_seconds``) when set, else
+    ``OVERDUE_FACTOR`` times the last build's duration, at least ``OVERDUE_FLOOR``.
+
+    A hung build (a stuck hook, a read that never returns) keeps the lock, and
+    every later scheduled build "skips" with exit 0, so nothing else says so.
+    """
+    try:
+        info = json.loads(holder_file(lock_path).read_text())
+        held, pid = (now or time.time()) - float(info["since"]), int(info["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    limit = max_seconds or max(OVERDUE_FLOOR, OVERDUE_FACTOR * (usual_seconds or 0.0))
+    if held <= limit:
+        return ""
+    return (f"the build holding the lock (pid {pid}) has run {held / 60:.0f} min, longer "
+            f"than {limit / 60:.0f} min: it may be hung, and every scheduled build skips "
+            f"until it ends; look at it (`ps -p {pid} -o args`) and stop it (`kill {pid}`)")
+
+
 def clear_holder(lock_path: Path) -> None:
     holder_file(lock_path).unlink(missing_ok=True)
 

@@ -6,10 +6,30 @@ cron, systemd and an interactive shell of the same user agree.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 PROJECT_CONFIG = ".vq.yaml"
+PRIVATE_UMASK = 0o077  # issue 37: the index holds the text of mode-600 notes
+
+
+@contextlib.contextmanager
+def owner_only() -> Iterator[None]:
+    """Everything created inside (tables, extract cache, ONNX export, logs) is
+    readable by this user only; the caller's umask comes back after. The `vq`
+    command sets the same umask for its whole process (``vq.cli.main``)."""
+    old = os.umask(PRIVATE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def make_private_dir(path: str | Path) -> None:
+    """``mkdir -p`` whose last folder is owner-only even under a lax umask."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
 
 
 def user_config_dir() -> Path:

@@ -7,6 +7,7 @@ it. Validation fails with the file, the key and the fix.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from vq.core import config_cache, paths
+from vq.core import config_cache, paths, yaml_bounds
 from vq.core.errors import ConfigError
 
 KINDS = ("notes", "code", "docs")
@@ -155,6 +156,9 @@ class Settings:
     hook_timeout_seconds: float = 60.0
     hooks: Mapping[str, str] = field(default_factory=dict)  # ".docx" -> "pandoc ... {path}"
     hook_max_bytes: int = 20_000_000  # issue 17: see LIMIT_SCALARS below
+    extract_max_page_chars: int = 250_000  # issue 37: bounds on PDF text (handlers/pdf.py)
+    extract_max_chars: int = 10_000_000
+    build_max_seconds: float | None = None  # a lock held longer is reported (core/lock.py)
     vaults: tuple[Vault, ...] = ()
     chunk: ChunkSettings = ChunkSettings()
     search: SearchSettings = SearchSettings()
@@ -164,6 +168,8 @@ class Settings:
     ray: RaySettings = RaySettings()
     serve: ServeSettings = ServeSettings()
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+    # a project config found upwards that defines hooks, until `vq hooks allow` trusts it
+    hooks_need_trust: str = field(default="", compare=False)
 
     def vault(self, vault_id: str) -> Vault | None:
         return next((v for v in self.vaults if v.id == vault_id), None)
@@ -197,11 +203,15 @@ SCALARS: dict[str, tuple[type, ...]] = {
 # killed and that file gets an error); AT_LEAST_ONE lists keys whose 0 used to
 # crash a build or a search (batch_size: 0, chunk.max_chars: 0) instead of
 # failing as a config error that names the key.
-LIMIT_SCALARS: dict[str, tuple[type, ...]] = {"hook_max_bytes": (int,)}
+LIMIT_SCALARS: dict[str, tuple[type, ...]] = {"hook_max_bytes": (int,),
+                                              "extract_max_page_chars": (int,),
+                                              "extract_max_chars": (int,),
+                                              "build_max_seconds": (float, int, type(None))}
 SCALARS.update(LIMIT_SCALARS)
 AT_LEAST_ONE = ("batch_size", "max_file_bytes", "hook_max_bytes", "encode_processes",
+                "extract_max_page_chars", "extract_max_chars", "schedule.misfire_grace_seconds",
                 "chunk.max_chars", "search.limit", "search.pool")
-POSITIVE = ("hook_timeout_seconds", "search.recency_half_life_days")
+POSITIVE = ("hook_timeout_seconds", "search.recency_half_life_days", "build_max_seconds")
 MAX_RESULTS = 1_000_000  # LanceDB's limit overflows its integer past ~4e9: a traceback
 AT_MOST = {"search.limit": MAX_RESULTS, "search.pool": MAX_RESULTS}
 
@@ -269,6 +279,9 @@ def _unique_key_loader() -> Any:
     return _LOADER
 
 
+PROJECT = "project .vq.yaml"  # found by the upward search: its hooks need `vq hooks allow`
+
+
 def locate_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path | None, str]:
     """The config file to use and why: --config, VQ_CONFIG, .vq.yaml upwards, user config."""
     if explicit:
@@ -277,7 +290,7 @@ def locate_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path |
         return Path(os.environ["VQ_CONFIG"]).expanduser(), "env VQ_CONFIG"
     found = paths.find_project_config((cwd or Path.cwd()).resolve())
     if found:
-        return found, "project .vq.yaml"
+        return found, PROJECT
     user = paths.user_config_file()
     if user.is_file():
         return user, "user config"
@@ -286,6 +299,7 @@ def locate_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path |
 
 def read_config_file(path: Path) -> dict[str, Any]:
     """Parse the YAML file into a mapping, or fail naming the file and the problem."""
+    _refuse_foreign(path)
     seen = config_cache.stat(path)
     cached = config_cache.load(path, seen)
     if cached is not None:
@@ -300,7 +314,11 @@ def read_config_file(path: Path) -> dict[str, Any]:
     import yaml
 
     try:
+        yaml_bounds.check(text)  # a YAML bomb is refused before anything expands it
         data = yaml.load(text, Loader=_unique_key_loader())  # noqa: S506 - a SafeLoader subclass
+    except yaml_bounds.TooExpanded as exc:
+        raise ConfigError(str(path), "", f"refused: {exc}",
+                          "remove the repeated anchors (*name) from the file") from None
     except DuplicateKey as exc:
         raise ConfigError(str(path), exc.key, f"duplicate key (line {exc.line})",
                           "each key, and each vault id, may appear once: remove or rename one",
@@ -319,6 +337,20 @@ def read_config_file(path: Path) -> dict[str, Any]:
     return data
 
 
+def _refuse_foreign(path: Path) -> None:
+    """A config another user owns or can write is never obeyed (``vq.core.trust``)."""
+    from vq.core import trust
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return  # reading it says what is wrong
+    problem = trust.owner_problem(st)
+    if problem:
+        raise ConfigError(str(path), "", f"refused: {problem}, and vq runs what a config "
+                          "says (hooks) as you", trust.fix_for(path, problem))
+
+
 def load_settings(config: str | None = None, overrides: Mapping[str, Any] | None = None,
                   cwd: Path | None = None) -> Settings:
     """The effective settings: defaults < file < ``VQ_*`` env < ``overrides`` (flags)."""
@@ -335,9 +367,20 @@ def load_settings(config: str | None = None, overrides: Mapping[str, Any] | None
         if value is not None:
             _merge(merged, sources, key, value, f"flag --{key.replace('_', '-')}")
     base = path.parent if path else Path.cwd()
-    settings = _build(merged, label, base, path)
+    try:
+        settings = _build(merged, label, base, path)
+    except ConfigError as exc:  # a bad VQ_* value or flag is not the file's fault
+        source = sources.get(exc.key, "")
+        if not source or source.startswith("file"):
+            raise
+        raise ConfigError(source, exc.key, exc.problem, exc.fix) from None
     sources["config_file"] = f"{label} ({why})"
-    return replace(settings, sources=sources)
+    untrusted = ""
+    if path is not None and why == PROJECT and data.get("hooks"):
+        from vq.core import trust
+
+        untrusted = "" if trust.is_trusted(path) else str(path)
+    return replace(settings, sources=sources, hooks_need_trust=untrusted)
 
 
 def _merge(merged: dict, sources: dict, key: str, value: Any, source: str) -> None:
@@ -390,8 +433,9 @@ def _env_scalar(raw: str) -> Any:
     import yaml
 
     try:
+        yaml_bounds.check(raw)
         return yaml.safe_load(raw)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, yaml_bounds.TooExpanded):
         return raw
 
 
@@ -430,9 +474,23 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
     if "serve" in kwargs:
         _check_serve(label, kwargs["serve"])
     kwargs["index_dir"] = _index_dir(kwargs.get("index_dir"), base, path)
+    _check_not_a_vault(label, kwargs["index_dir"], kwargs["vaults"])
     if kwargs.get("lock_path"):
         kwargs["lock_path"] = str(_resolve(kwargs["lock_path"], base))
     return Settings(config_file=path, **kwargs)
+
+
+def _check_not_a_vault(label: str, index_dir: str, vaults: tuple[Vault, ...]) -> None:
+    """An index whose folder is a vault's root would index its own files."""
+    if paths.is_uri(index_dir):
+        return
+    here = os.path.realpath(index_dir)
+    for vault in vaults:
+        if os.path.realpath(vault.path) == here:
+            raise ConfigError(label, "index_dir", f"is the root of vault {vault.id!r}: the "
+                              "index would index its own files",
+                              f"give the index a folder of its own, e.g. {here}/.vq (a "
+                              "hidden folder inside a vault is never indexed)")
 
 
 def _devices(label: str, value: list) -> tuple[str, ...]:
@@ -466,12 +524,37 @@ def _hooks(label: str, value: Any, timeout: float | None) -> dict[str, str]:
             raise ConfigError(label, key, "expected a command containing {path}",
                               'write e.g. "pandoc -t gfm {path}": {path} becomes the file')
         try:
-            shlex.split(command)
+            argv = shlex.split(command)
         except ValueError as exc:
             raise ConfigError(label, key, f"cannot split the command: {exc}",
                               "balance its quotes") from None
+        if _path_in_shell_script(argv):
+            raise ConfigError(label, key, "{path} is inside a shell script (sh -c '...'): a "
+                              "file named `$(...)` or `;...` would run commands",
+                              "pass it as an argument instead: sh -c '... \"$1\"' sh {path}")
         out[ext.lower()] = command
     return out
+
+
+# Programs whose -c / -e option takes code: {path} inside that code is parsed as code.
+INTERPRETERS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "fish", "busybox", "python",
+                          "python3", "perl", "ruby", "node", "php"})
+
+
+def _path_in_shell_script(argv: list[str]) -> bool:
+    """True for ``sh -c '... {path} ...'`` (or ``python -c``, ``perl -e``...): the
+    interpreter would read the file name as code, so a name like ``$(rm -rf ~)`` runs."""
+    for i, arg in enumerate(argv):
+        if os.path.basename(arg).rstrip("0123456789.") not in INTERPRETERS:
+            continue
+        for j in range(i + 1, len(argv) - 1):
+            option = argv[j]
+            if not option.startswith("-") or option.startswith("--"):
+                return False
+            if set(option[1:]) & {"c", "e"}:
+                return "{path}" in argv[j + 1]
+        return False
+    return False
 
 
 def _storage_options(label: str, value: Any) -> dict[str, str]:
@@ -513,15 +596,21 @@ def _resolve(value: str, base: Path) -> Path:
 
 
 def _check(label: str, key: str, value: Any, types: tuple[type, ...]) -> Any:
+    """The value if it has one of ``types``; every number must be finite and not
+    negative (``.nan``, ``.inf`` and ``-5`` used to pass and crash later)."""
     if float in types and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+        value = float(value)
     ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
     if not ok:
         names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
         raise ConfigError(label, key, f"expected {names}, got {type(value).__name__} {value!r}",
                           f"give {key} a value of type {names}")
-    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-        raise ConfigError(label, key, f"must not be negative, got {value}", "use a value >= 0")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(label, key, f"must be a finite number, got {value}",
+                          f"give {key} an ordinary number (or remove it for the default)")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        raise ConfigError(label, key, f"must not be negative, got {value:g}",
+                          "use a value >= 0")
     return value
 
 

@@ -94,8 +94,15 @@ def open_index(location: str, storage_options: Mapping[str, str] | None = None) 
 
 
 def _open_table(db: Any, location: str, name: str) -> Any:
+    """A listed table LanceDB then says "was not found" has lost its ``_versions``
+    folder (issue 37): damaged, like a truncated manifest, not a traceback."""
     try:
         return db.open_table(name)
+    except ValueError as exc:
+        if "was not found" in str(exc):
+            raise IndexCorrupt(location, "its version history (_versions) is missing",
+                               name) from exc
+        raise _corrupt(exc, location, name) from exc
     except Exception as exc:  # noqa: BLE001 - mapped below, or re-raised as it came
         raise _corrupt(exc, location, name) from exc
 
@@ -156,7 +163,7 @@ def create_index(location: str, meta: IndexMeta,
 def _create(location: str, meta: IndexMeta, storage_options: Mapping[str, str] | None
             ) -> Index:
     if not paths.is_uri(location):
-        os.makedirs(location, exist_ok=True)
+        paths.make_private_dir(location)
     db = connect(location, storage_options)
     chunks = db.create_table(CHUNKS, schema=chunks_schema(meta), mode="overwrite")
     files = db.create_table(FILES, schema=FILES_SCHEMA, mode="overwrite")

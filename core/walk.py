@@ -53,6 +53,7 @@ class FileEntry:
     location: str | Path
     size: int
     mtime_ns: int
+    root: str = ""        # the vault's real root, which every read stays beneath
 
     @property
     def abs_path(self) -> Path:
@@ -220,6 +221,9 @@ def _visit(entry: os.DirEntry, rel: str, root: Path, vault: Vault,
 
 def _stat_file(entry: os.DirEntry, rel: str, root: Path, vault: Vault, is_link: bool,
                out: Discovery) -> FileEntry | None:
+    """A link inside the vault is recorded at its target, which the reader opens
+    beneath the root without following any link (``vq.core.confined``)."""
+    location: str | Path = entry.path
     if is_link:
         try:
             target = Path(entry.path).resolve(strict=True)
@@ -233,6 +237,7 @@ def _stat_file(entry: os.DirEntry, rel: str, root: Path, vault: Vault, is_link: 
         if target.is_dir():
             out.skipped["symlinked folder"] += 1
             return None
+        location = str(target)
     try:
         st = entry.stat(follow_symlinks=True)
     except OSError as exc:
@@ -241,7 +246,7 @@ def _stat_file(entry: os.DirEntry, rel: str, root: Path, vault: Vault, is_link: 
     if not entry.is_file(follow_symlinks=True):
         out.skipped["special"] += 1
         return None
-    return FileEntry(vault.id, rel, entry.path, st.st_size, st.st_mtime_ns)
+    return FileEntry(vault.id, rel, location, st.st_size, st.st_mtime_ns, str(root))
 
 
 def ignored(rel: str, is_dir: bool, exclude: pathspec.PathSpec | None,

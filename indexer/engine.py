@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -29,7 +29,7 @@ from vq.core.walk import FileEntry
 from vq.indexer import write
 from vq.indexer.extract_cache import FileChunker
 from vq.indexer.handlers.base import Limits
-from vq.indexer.reading import Unreadable, content_hash, read_bytes
+from vq.indexer.reading import Unreadable, content_hash, read_entry
 from vq.indexer.rows import PendingChunk, document_rows, manifest_row
 from vq.indexer.window import Fit, fitter
 
@@ -112,7 +112,7 @@ class Engine(Protocol):
 
 
 def chunk_files(chunker: FileChunker, kinds: dict[str, str], works: list[FileWork],
-                read: Callable[[FileEntry], bytes] = lambda e: read_bytes(e.abs_path),
+                read: Callable[[FileEntry], bytes] = read_entry,
                 fit: Fit | None = None) -> tuple[list[PendingChunk], Chunked]:
     """Read, hash and chunk; a file whose content is unchanged is only re-stamped.
 
@@ -139,7 +139,7 @@ def chunk_files(chunker: FileChunker, kinds: dict[str, str], works: list[FileWor
             if fit is not None:
                 doc = fit(doc, entry, name)
         except Unreadable as exc:
-            keep_old(out, entry, old, name, str(exc))
+            keep_old(out, entry, old, name, str(exc), exc.retry)
             continue
         except Exception as exc:  # noqa: BLE001 - one bad file never stops the build
             keep_old(out, entry, old, name,
@@ -159,10 +159,16 @@ def chunk_files(chunker: FileChunker, kinds: dict[str, str], works: list[FileWor
 
 
 def keep_old(out: Chunked, entry: FileEntry, old: ManifestRow | None, handler: str,
-             reason: str) -> None:
-    """Record the error; the file's previously indexed chunks stay searchable."""
+             reason: str, retry: bool = False) -> None:
+    """Record the error; the file's previously indexed chunks stay searchable.
+
+    ``retry`` (the file changed under the build): the row records size -1, which
+    no walk matches, so the index is stale until a build reads the file again."""
     out.problems.append({"vault": entry.vault, "path": entry.path, "reason": reason})
-    if old and old.error == reason and (old.size, old.mtime_ns) == (entry.size, entry.mtime_ns):
+    if retry:
+        entry = replace(entry, size=-1)
+    elif old and old.error == reason and (old.size, old.mtime_ns) == (entry.size,
+                                                                       entry.mtime_ns):
         return  # the same error on the same file: nothing new to write
     out.manifest.append(manifest_row(entry, old.hash if old else "", old.chunks if old else 0,
                                      handler, reason))

@@ -31,7 +31,7 @@ from vq.core.walk import FileEntry
 from vq.indexer import write
 from vq.indexer.engine import Chunked, FileWork, chunk_files, limits_for, vectors_for
 from vq.indexer.extract_cache import FileChunker
-from vq.indexer.reading import Unreadable, read_bytes
+from vq.indexer.reading import Unreadable, read_entry
 from vq.indexer.window import fitter
 
 MAX_RETRIES = 2           # restarts of a killed actor, and retries of its task
@@ -78,15 +78,15 @@ class Worker:
         return os.getpid()
 
     def work(self, target: tuple[str, str], works: list[FileWork],
-             blobs: dict[str, bytes | str]) -> Chunked:
+             blobs: dict[str, bytes | Unreadable]) -> Chunked:
         """Chunk and encode ``works``; their rows become fragments at ``target``."""
         if self.index is None:  # opened at the first task: the driver created it by then
             self.index = store.open_for(self.settings)
 
         def read(entry: FileEntry) -> bytes:
             blob = blobs[entry_key(entry)]
-            if isinstance(blob, str):
-                raise Unreadable(blob)
+            if isinstance(blob, Unreadable):
+                raise blob
             return blob
 
         pending, out = chunk_files(self.chunker, self.kinds, works, read, self.fit)
@@ -104,14 +104,14 @@ def entry_key(entry: FileEntry) -> str:
     return f"{entry.vault}\0{entry.path}"
 
 
-def read_blobs(works: list[FileWork]) -> dict[str, bytes | str]:
+def read_blobs(works: list[FileWork]) -> dict[str, bytes | Unreadable]:
     """Each file's bytes, or why it could not be read: workers need no access to vaults."""
-    blobs: dict[str, bytes | str] = {}
+    blobs: dict[str, bytes | Unreadable] = {}
     for work in works:
         try:
-            blobs[entry_key(work.entry)] = read_bytes(work.entry.abs_path)
+            blobs[entry_key(work.entry)] = read_entry(work.entry)
         except Unreadable as exc:
-            blobs[entry_key(work.entry)] = str(exc)
+            blobs[entry_key(work.entry)] = exc
     return blobs
 
 

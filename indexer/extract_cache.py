@@ -29,12 +29,13 @@ from typing import Any
 from vq.core import paths
 from vq.core.filetypes import suffix
 from vq.core.settings import Settings
+from vq.core.trust import require_trusted
 from vq.core.walk import FileEntry
 from vq.indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
 from vq.indexer.handlers.base import file_stem
 from vq.indexer.handlers.html import extract_html, markdown_document
 from vq.indexer.handlers.pdf import extract_pdf, pdf_document
-from vq.indexer.hooks import hook_name, hook_text
+from vq.indexer.hooks import hook_name, hook_text_of
 from vq.indexer.reading import Unreadable, decode
 
 EXTRACTOR_VERSION = 1  # bump when PDF or HTML extraction output changes
@@ -110,10 +111,12 @@ class FileChunker:
     """The build's one way from a file's bytes to a ``Document`` (see the module docstring)."""
 
     def __init__(self, settings: Settings, limits: Limits) -> None:
+        require_trusted(settings)  # before any hook could run
         self.limits = limits
         self.hooks = dict(settings.hooks)
         self.timeout = settings.hook_timeout_seconds
         self.hook_max_bytes = settings.hook_max_bytes
+        self.pdf_bounds = (settings.extract_max_page_chars, settings.extract_max_chars)
         local = not paths.is_uri(settings.index_dir)
         self.cache = ExtractCache(Path(settings.index_dir) / CACHE_DIR if local else None)
         self.skipped: Counter[str] = Counter()  # files read but not indexed, by reason
@@ -144,7 +147,7 @@ class FileChunker:
 
     def _extract(self, name: str, handler: Any, data: bytes, digest: str,
                  entry: FileEntry) -> Extracted:
-        key, run = self._extractor(name, handler, data, entry.abs_path)
+        key, run = self._extractor(name, handler, data, entry.path)
         value = self.cache.get(digest, key)
         if value is None:
             value = run()
@@ -152,14 +155,14 @@ class FileChunker:
             self.cache.put(digest, key, value)
         return value
 
-    def _extractor(self, name: str, handler: Any, data: bytes, path: Path
+    def _extractor(self, name: str, handler: Any, data: bytes, relpath: str
                    ) -> tuple[str, Callable[[], Extracted]]:
         """(cache key naming the extractor, the extraction to run on a miss)."""
         if isinstance(handler, str):
             return f"hook/{handler}", lambda: Extracted(
-                "", (hook_text(handler, path, self.timeout, self.hook_max_bytes),))
+                "", (hook_text_of(handler, data, relpath, self.timeout, self.hook_max_bytes),))
         if name == "pdf":
-            return f"pdf/{EXTRACTOR_VERSION}", lambda: _pdf(data)
+            return f"pdf/{EXTRACTOR_VERSION}", lambda: _pdf(data, *self.pdf_bounds)
         return f"html/{EXTRACTOR_VERSION}", lambda: Extracted(*_one_page(extract_html(data)))
 
     def _document(self, value: Extracted, relpath: str) -> Document:
@@ -180,8 +183,8 @@ def skip_reason(text: str) -> str:
     return ""
 
 
-def _pdf(data: bytes) -> Extracted:
-    title, pages, sections = extract_pdf(data)
+def _pdf(data: bytes, max_page_chars: int, max_chars: int) -> Extracted:
+    title, pages, sections = extract_pdf(data, max_page_chars, max_chars)
     return Extracted(title, tuple(pages), tuple(sections), paged=True)
 
 

@@ -3,10 +3,13 @@
 Configured per extension (``hooks: {".docx": "pandoc -t gfm {path}"}``). The
 command line is split like a shell would (``shlex``) but never run by one:
 ``{path}`` inside an argument is replaced by the file's absolute path, so a
-file name with spaces, quotes or ``$(...)`` is only ever one argument. The
-hook runs in the file's folder with no standard input, and its whole process
-group is killed at the timeout (a shell script's children included). Its
-stdout, decoded as UTF-8, is chunked by the Markdown handler.
+file name with spaces, quotes or ``$(...)`` is only ever one argument. During a
+build the hook reads a private copy of the bytes vq read confined to the vault
+(``hook_text_of``), in an owner-only temporary folder that is also its working
+folder: a file swapped for a link after the walk cannot make the hook read what
+the link leads to. It has no standard input, and its whole process group is
+killed at the timeout (a shell script's children included). Its stdout, decoded
+as UTF-8, is chunked by the Markdown handler.
 
 A hook that exits non-zero, times out, prints more than ``hook_max_bytes``,
 cannot start or prints nothing raises
@@ -16,11 +19,13 @@ cannot start or prints nothing raises
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import shlex
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +34,7 @@ from typing import Any
 
 from vq.core.errors import VqError
 from vq.core.settings import Settings
+from vq.core.trust import require_trusted
 from vq.indexer.handlers.base import HandlerError, Limits
 from vq.indexer.handlers.markdown import markdown_handler
 
@@ -152,6 +158,15 @@ def hook_text(command: str, path: Path, timeout: float,
     return run.stdout
 
 
+def hook_text_of(command: str, data: bytes, name: str, timeout: float,
+                 max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """``hook_text`` on a private copy of ``data`` named ``name`` (its extension kept)."""
+    with tempfile.TemporaryDirectory(prefix="vq-hook-") as folder:
+        copy = Path(folder) / PurePosixPath(name).name
+        copy.write_bytes(data)
+        return hook_text(command, copy, timeout, max_bytes)
+
+
 def _problem(status: int | None, stdout: str, stderr: str, timeout: float) -> str:
     if status is None:
         return (f"timed out after {timeout:g}s and was killed; raise hook_timeout_seconds "
@@ -168,7 +183,12 @@ def _problem(status: int | None, stdout: str, stderr: str, timeout: float) -> st
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    """Kill the hook and everything it started, so no child keeps the pipes open."""
+    """Kill the hook and everything it started, so no child keeps the pipes open.
+
+    A child that called ``setsid`` left the process group, so the group kill
+    missed it (issue 37): its descendants and every process still holding the
+    hook's pipes are found in ``/proc`` first and killed one by one."""
+    strays = _strays(proc)
     try:
         if hasattr(os, "killpg"):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -176,6 +196,39 @@ def _kill_group(proc: subprocess.Popen) -> None:
             proc.kill()
     except ProcessLookupError:
         pass
+    for pid in strays:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _strays(proc: subprocess.Popen) -> set[int]:
+    """Descendants of the hook, and processes holding its stdout/stderr (Linux /proc)."""
+    pipes = {f"pipe:[{os.fstat(p.fileno()).st_ino}]" for p in (proc.stdout, proc.stderr)
+             if p is not None}
+    children: dict[int, list[int]] = {}
+    holders: set[int] = set()
+    for pid in _pids():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(pid)
+            if any(os.readlink(f"/proc/{pid}/fd/{fd}") in pipes
+                   for fd in os.listdir(f"/proc/{pid}/fd")):
+                holders.add(pid)
+    found, todo = set(), [proc.pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return (found | holders) - {os.getpid()}
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:  # no /proc (macOS): the group kill is all there is
+        return []
 
 
 @dataclass(frozen=True)
@@ -213,6 +266,7 @@ def check_hooks(settings: Settings, samples: Sequence[Path] = ()) -> list[HookCh
     the first file with that extension in the vaults. Nothing is written."""
     from vq.core.filetypes import suffix
 
+    require_trusted(settings)
     chosen = {suffix(str(p)): p for p in samples}
     unknown = sorted(set(chosen) - set(settings.hooks))
     if unknown:

@@ -13,6 +13,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from vq.core import paths
 from vq.core.errors import LockTimeout
 from vq.core.lock import clear_holder, describe_holder, write_holder
 from vq.core.settings import Settings
@@ -31,9 +32,17 @@ class Skipped:
 def locked_build(settings: Settings, vault_ids: tuple[str, ...] = (), rebuild: bool = False,
                  wait: float = 0, progress: Any = None,
                  should_stop: Callable[[], bool] | None = None, encoder: Any = None) -> Any:
-    """Run one build under the lock; returns its BuildSummary, or Skipped."""
+    """Run one build under the lock; returns its BuildSummary, or Skipped.
+    Everything the build writes is owner-only (``paths.owner_only``)."""
+    with paths.owner_only():
+        return _locked_build(settings, vault_ids, rebuild, wait, progress, should_stop,
+                             encoder)
+
+
+def _locked_build(settings: Settings, vault_ids: tuple[str, ...], rebuild: bool, wait: float,
+                  progress: Any, should_stop: Callable[[], bool] | None, encoder: Any) -> Any:
     lock_path = settings.build_lock
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    paths.make_private_dir(lock_path.parent)
     lock = FileLock(str(lock_path), timeout=wait if wait else 0)
     try:
         lock.acquire()

@@ -88,10 +88,23 @@ def predicates(index: Index, f: Filters) -> dict[str, str]:
     return out
 
 
+def glob_spec(globs: tuple[str, ...], option: str) -> pathspec.PathSpec:
+    """The globs as one gitignore-style spec; a glob pathspec rejects (``'\\'``: a
+    dangling escape) is a one-line error naming it, not a traceback."""
+    for glob in globs:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([glob])
+        except ValueError as exc:
+            raise VqError(f"{option} {glob!r} is not a valid glob: {exc}",
+                          "write a gitignore-style pattern such as 'notes/**/*.md'; a "
+                          "backslash escapes the next character") from None
+    return pathspec.GitIgnoreSpec.from_lines(globs)
+
+
 def _path_predicate(index: Index, f: Filters) -> str:
     """Globs are matched against the manifest in Python (exact gitignore semantics)."""
-    include = pathspec.GitIgnoreSpec.from_lines(f.paths) if f.paths else None
-    exclude = pathspec.GitIgnoreSpec.from_lines(f.exclude_paths)
+    include = glob_spec(f.paths, "--path") if f.paths else None
+    exclude = glob_spec(f.exclude_paths, "--exclude-path")
     data = index.files.search().select(["vault", "path"]).limit(None).to_arrow().to_pydict()
     keys = [(v, p) for v, p in zip(data["vault"], data["path"], strict=True)
             if (include is None or include.match_file(p)) and not exclude.match_file(p)]

@@ -14,6 +14,7 @@ from typing import Any
 
 from vq.core import store
 from vq.core.attr_list import strip_breadcrumb
+from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
 from vq.core.indexes import HEADING_COLUMN as HEADING_FTS
 from vq.core.schema import SECTION_VECTOR
@@ -96,6 +97,9 @@ def search(settings: Settings, q: Query, index: store.Index | None = None) -> Re
         raise VqError(f"unknown method {q.method!r}", f"use one of: {', '.join(METHODS)}")
     if not q.text.strip():
         raise VqError("empty query", "give some words to search for")
+    if not is_utf8_name(q.text):  # bytes the terminal could not decode, or a lone surrogate
+        raise VqError("the query is not valid UTF-8",
+                      "type it in UTF-8 (check the terminal's encoding, e.g. LANG=C.UTF-8)")
     started = time.perf_counter()
     index = index or store.open_for(settings)
     res = Result([], q.method, q.method, index.meta.model, filters=q.filters.active())

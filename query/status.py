@@ -10,7 +10,7 @@ from typing import Any
 
 from vq.core import store
 from vq.core.builds import finished_at, last_build
-from vq.core.lock import lock_state
+from vq.core.lock import lock_state, overdue
 from vq.core.settings import Settings
 
 __all__ = ["Status", "VaultStatus", "last_build", "read_status"]
@@ -38,6 +38,7 @@ class Status:
     errors: list[dict[str, str]] = field(default_factory=list)
     last_build: dict[str, Any] | None = None
     lock: str | None = None
+    lock_warning: str = ""  # held far longer than a build should (``vq.core.lock.overdue``)
     service: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -68,6 +69,9 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
     if out.last_build is not None:  # the log keeps the start; say the finish as well
         out.last_build["finished_at"] = finished_at(out.last_build)
     out.lock = lock_state(settings.build_lock)
+    if out.lock:
+        usual = out.last_build["seconds"] if out.last_build else None
+        out.lock_warning = overdue(settings.build_lock, usual, settings.build_max_seconds)
     from vq.query.service.client import service_state
 
     state = service_state(settings)

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from vq.core import yaml_bounds
 from vq.core.attr_list import strip_attr_list
 from vq.indexer.handlers.base import (
     Chunk,
@@ -93,6 +94,7 @@ _MetaLoader.add_constructor("tag:yaml.org,2002:timestamp", _MetaLoader.construct
 def _load_yaml(source: str) -> dict[str, Any]:
     """Parsed mapping, or {} for anything else: notes are user text, never fatal."""
     try:
+        yaml_bounds.check(source)  # a YAML bomb in a note's frontmatter: ignored, not expanded
         data = yaml.load(source, Loader=_MetaLoader)  # safe: a SafeLoader subclass
     except Exception:  # YAMLError, RecursionError on absurd nesting, ...
         return {}

@@ -7,6 +7,13 @@ the pages' text joined with a form-feed line (``\\f``) between pages, as
 document title plus the outline (bookmark) section the page falls in, when
 the PDF has an outline.
 
+Extraction is bounded (issue 37): a 150 KB PDF whose pages share one
+compressed stream used to expand to 60 M characters a page, a minute and a GB
+each. A page whose content stream is larger than ``CONTENT_PER_CHAR`` times
+``max_page_chars``, or whose text is longer than ``max_page_chars``, and a file
+whose pages add up to more than ``max_chars``, raise ``HandlerError`` naming the
+setting: an error for that file only.
+
 Encrypted PDFs open only when the user password is empty; any PDF that
 cannot be read raises ``HandlerError`` with a reason, and the build records
 it for that file and goes on.
@@ -32,6 +39,9 @@ from vq.indexer.handlers.base import (
 )
 
 PAGE_BREAK = "\f"
+MAX_PAGE_CHARS = 250_000      # the extract_max_page_chars default (a dense page: ~5,000)
+MAX_CHARS = 10_000_000        # the extract_max_chars default
+CONTENT_PER_CHAR = 32         # content-stream bytes a page may spend per character allowed
 # pypdf logs every repair it makes to a damaged file; a build over many PDFs
 # would drown stderr, and real failures still raise.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -43,14 +53,18 @@ def pdf_handler(data: bytes, relpath: str, limits: Limits) -> Document:
     return pdf_document(title, pages, relpath, limits, sections)
 
 
-def extract_pdf(data: bytes) -> tuple[str, list[str], list[str]]:
+def extract_pdf(data: bytes, max_page_chars: int = MAX_PAGE_CHARS, max_chars: int = MAX_CHARS
+                ) -> tuple[str, list[str], list[str]]:
     """(title, text of each page, outline section of each page); raises HandlerError."""
     from pypdf import PdfReader
 
     try:
         reader = PdfReader(io.BytesIO(data))
         _unlock(reader)
-        pages = [_page_text(page, number) for number, page in enumerate(reader.pages, 1)]
+        pages: list[str] = []
+        budget = [CONTENT_PER_CHAR * max_chars, max_chars]  # content bytes, characters
+        for number, page in enumerate(reader.pages, 1):
+            pages.append(_bounded_page_text(page, number, max_page_chars, budget))
     except HandlerError:
         raise
     except Exception as exc:  # noqa: BLE001 - pypdf raises many types for damaged files
@@ -89,6 +103,28 @@ def _unlock(reader: Any) -> None:
     if not unlocked:
         raise HandlerError("encrypted PDF (a password is required to read it); "
                            "exclude it or index a decrypted copy")
+
+
+def _bounded_page_text(page: Any, number: int, max_page_chars: int, budget: list[int]
+                       ) -> str:
+    """The page's text, refusing the file before (content size) and after (text size)
+    an extraction that would go past a bound; ``budget`` is what the file has left."""
+    contents = page.get_contents()
+    size = len(contents.get_data()) if contents is not None else 0
+    budget[0] -= size
+    if size > CONTENT_PER_CHAR * max_page_chars or budget[0] < 0:
+        raise HandlerError(f"page {number} holds {size} bytes of drawing instructions, more "
+                           "than the extraction bounds allow (a PDF bomb?); raise "
+                           "extract_max_page_chars / extract_max_chars to index it")
+    text = _page_text(page, number)
+    budget[1] -= len(text)
+    if len(text) > max_page_chars:
+        raise HandlerError(f"page {number} has {len(text)} characters of text, more than "
+                           f"extract_max_page_chars ({max_page_chars}); raise it to index it")
+    if budget[1] < 0:
+        raise HandlerError(f"the text passes extract_max_chars at page {number}; "
+                           "raise extract_max_chars to index it")
+    return text
 
 
 def _page_text(page: Any, number: int) -> str:

@@ -87,7 +87,12 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
     from vq.query.doctor.tables import writable_check
 
     _guard(report, "index_dir writable", lambda: report.checks.append(writable_check(settings)))
-    _guard(report, "lock", lambda: report.checks.append(lock_check(settings)))
+    from vq.query.doctor.trust import hooks_trust_check, privacy_check
+
+    _guard(report, "index private", lambda: report.checks.append(privacy_check(settings)))
+    _guard(report, "hooks trusted", lambda: report.checks.append(hooks_trust_check(settings)))
+    usable = index if index is not None and not isinstance(index, Check) else None
+    _guard(report, "lock", lambda: report.checks.append(lock_check(settings, usable)))
     if index is not None and not isinstance(index, Check):
         _guard(report, "last build", lambda: report.checks.append(build_check(index)))
     _guard(report, "schedule", lambda: report.checks.extend(schedule_checks()))
@@ -417,14 +422,26 @@ def stale_check(settings: Settings, index: Any) -> Check:
 # --- lock, last build, scheduler ------------------------------------------------------
 
 
-def lock_check(settings: Settings) -> Check:
-    from vq.core.lock import lock_state
+def lock_check(settings: Settings, index: Any = None) -> Check:
+    """Free, held by a running build, or held far too long (a hung build: WARN)."""
+    from vq.core.lock import lock_state, overdue
 
     holder = lock_state(settings.build_lock)
     if holder:
+        warning = overdue(settings.build_lock, _last_seconds(index), settings.build_max_seconds)
+        if warning:
+            return Check("build lock", WARN, f"held by {holder}: {warning.split(':')[0]}",
+                         warning.split(": ", 1)[1])
         return Check("build lock", OK, f"held by {holder}: a build is running "
                      f"({settings.build_lock})")
     return Check("build lock", OK, f"free ({settings.build_lock})")
+
+
+def _last_seconds(index: Any) -> float | None:
+    from vq.core.builds import last_build
+
+    row = last_build(index) if index is not None else None
+    return float(row["seconds"] or 0.0) if row else None
 
 
 def build_check(index: Any) -> Check:

@@ -14,9 +14,9 @@ import stat
 from typing import Any
 
 from vq.core import store
+from vq.core.confined import LINK_ERRORS, open_beneath
 from vq.core.errors import VqError
 from vq.core.settings import Vault
-from vq.query.beneath import LINK_ERRORS, open_beneath
 
 MAX_LINES = 400
 MAX_BYTES = 64 * 1024
@@ -55,7 +55,7 @@ def manifest_row(index: store.Index, vault: str, rel: str) -> dict[str, Any] | N
 def open_confined(vault: Vault, rel: str, use_openat2: bool = True
                   ) -> tuple[int, os.stat_result]:
     """Open the file only if it is a regular file beneath the vault's real root,
-    reached without following a symlink at any step (see ``vq.query.beneath``).
+    reached without following a symlink at any step (see ``vq.core.confined``).
 
     The realpath check only words the common refusal well (a link that leads
     out); the guarantee is the open itself, and what is checked is the opened fd.

@@ -157,6 +157,13 @@ def test_html_survives_deep_nesting_and_empty_pages() -> None:
     assert html_handler(b"", "empty.html", Limits()).chunks == ()
 
 
+@pytest.fixture(autouse=True)
+def hook_runs_log(tmp_path, monkeypatch):
+    """Where TO_MARKDOWN logs its runs: a build hands hooks a private copy of each file,
+    so the script cannot find the test's folder from the path it is given."""
+    monkeypatch.setenv("HOOK_RUNS_LOG", str(tmp_path / "hook-runs.log"))
+
+
 def script(tmp_path: Path, name: str, body: str) -> str:
     """A hook command running a tiny Python script: ``python script.py {path}``."""
     path = tmp_path / name
@@ -165,9 +172,9 @@ def script(tmp_path: Path, name: str, body: str) -> str:
 
 
 TO_MARKDOWN = """\
-import pathlib, sys
+import os, pathlib, sys
 path = pathlib.Path(sys.argv[1])
-log = path.parent.parent / "hook-runs.log"
+log = pathlib.Path(os.environ["HOOK_RUNS_LOG"])
 with log.open("a") as f:
     f.write(path.name + "\\n")
 print("# " + path.stem)
@@ -322,8 +329,8 @@ def test_documents_build_search_and_cache(docs_settings, build, cli, monkeypatch
     calls = []  # successful PDF extractions (failures are never cached)
     real = extract_cache.extract_pdf
 
-    def counting(data: bytes):
-        result = real(data)
+    def counting(data: bytes, *bounds: int):
+        result = real(data, *bounds)
         calls.append(1)
         return result
 

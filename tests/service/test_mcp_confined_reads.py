@@ -18,8 +18,8 @@ import tracemalloc
 import pytest
 
 from tests.conftest import write_tree
+from vq.core import confined as beneath
 from vq.core.errors import VqError
-from vq.query import beneath
 from vq.query.mcp import files as mcp_files
 from vq.query.mcp.server import MAX_BYTES, VqService
 

@@ -7,9 +7,12 @@ another's CLI; each entry of ``COMMANDS`` is a ``"module:attr"`` string resolved
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from vq.cli.shared import EXIT_CODES, LazyGroup
+from vq.core.paths import PRIVATE_UMASK
 
 COMMANDS = {
     "build": ("vq.cli.build:build", "Index the configured vaults (incremental, locked)."),
@@ -48,5 +51,6 @@ def cli(ctx: click.Context, config: str | None, index_dir: str | None) -> None:
 
 
 def main() -> None:
+    os.umask(PRIVATE_UMASK)  # everything vq writes is owner-only (issue 37)
     cli(prog_name="vq")
 

@@ -69,3 +69,30 @@ def _print(result: HookCheck) -> None:
                    f"{result.chunks} chunks  first line: {shown(info['first_line'])}")
     else:
         click.echo(f"    {shown(run.problem)}")
+
+
+@hooks.command()
+@click.argument("config_file", required=False,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.pass_context
+def allow(ctx: click.Context, config_file: Path | None) -> None:
+    """Trust this project's config to run its hooks (as direnv's `allow`).
+
+    A .vq.yaml found by searching parent folders runs its hooks only after this:
+    `cd cloned-repo && vq build` must not run a stranger's commands. The file's
+    path and content hash are recorded; after any edit, read it and allow it again.
+    """
+    from vq.core import trust
+    from vq.core.display import shown
+    from vq.core.settings import load_settings
+
+    settings = (load_settings(str(config_file)) if config_file is not None
+                else settings_from(ctx))
+    path = settings.config_file
+    if path is None:
+        raise click.UsageError("no config file in use: nothing to allow")
+    trust.trust(path)
+    for ext, command in settings.hooks.items():
+        click.echo(f"allowed {ext}: {shown(command)}")
+    click.echo(f"trusted {shown(str(path))} as it is now; edit it and allow it again",
+               err=True)

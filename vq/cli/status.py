@@ -59,6 +59,8 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
     if b:
         click.echo(f"build  {when_built(b)}; {b['outcome']}, device {b['device'] or '-'}")
     click.echo(f"lock   {('held by ' + st.lock) if st.lock else 'free'}")
+    if st.lock_warning:
+        click.echo(f"warning {st.lock_warning}")
     click.echo(f"serve  {_service_line(st.service)}")
     for e in st.errors:
         click.echo(shown(f"error  {e['vault']}:{e['path']}: {e['error']}"))

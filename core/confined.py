@@ -1,6 +1,8 @@
-"""Open a file beneath a directory without following a symlink at any step.
+"""Open and read a file beneath a directory without following a symlink at any step.
 
-Checking a path and then opening it is a race: between the two, a folder on the
+Every read of a vault file goes through here: the build's reader
+(``vq.indexer.reading``) and MCP ``get`` (``vq.query.mcp.files``). Checking a
+path and then opening it is a race: between the two, a folder on the
 way can be swapped for a symlink that leads out (the MCP ``get`` red-team case:
 68 of 3,000 calls read a file outside the vault). So the kernel resolves the
 path relative to an open directory and refuses every link:
@@ -11,7 +13,10 @@ path relative to an open directory and refuses every link:
   ``open(part, O_NOFOLLOW | O_DIRECTORY, dir_fd=...)`` per folder, then the file
   with ``O_NOFOLLOW``, each relative to the folder opened before.
 
-Either way what is opened is what is checked: the caller ``fstat``s the fd.
+Either way what is opened is what is checked: the caller ``fstat``s the fd, and
+``read_regular`` reads a regular file only, never more than the size the walk saw
+(a file swapped for a FIFO after the walk used to hang a build holding the lock;
+one that grew after the walk bypassed ``max_file_bytes``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import ctypes
 import errno
 import functools
 import os
+import stat
 import sys
 from collections.abc import Sequence
 
@@ -85,16 +91,22 @@ def _walk(dirfd: int, parts: Sequence[str], flags: int) -> int:
             os.close(current)
 
 
-def open_beneath(root: str, parts: Sequence[str], use_openat2: bool = True) -> int:
-    """A read-only fd for ``root/parts...``; ``OSError`` (``LINK_ERRORS`` for a link).
+def open_beneath(root: str, parts: Sequence[str], use_openat2: bool = True,
+                 root_is_real: bool = False) -> int:
+    """A read-only, non-blocking fd for ``root/parts...``; ``OSError`` (``LINK_ERRORS``
+    for a link).
 
     ``parts`` are plain names (no "", ".", ".." or separators: the caller checks).
-    ``root`` itself is trusted configuration and may be reached through links.
+    ``root`` itself is trusted configuration and may be reached through links,
+    unless ``root_is_real``: the caller already resolved it (the build's walk did),
+    so its last step must not be a link now (a vault root swapped for a symlink
+    after the walk is refused with ``ELOOP``/``ENOTDIR``).
     """
     if not parts or any(p in ("", ".", "..") or "/" in p or "\0" in p for p in parts):
         raise ValueError(f"not a plain relative path: {parts!r}")
     flags = os.O_RDONLY | _NONBLOCK
-    dirfd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    dirfd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC
+                    | (_NOFOLLOW if root_is_real else 0))
     try:
         if use_openat2:
             fd = _openat2(dirfd, "/".join(parts), flags)
@@ -103,3 +115,38 @@ def open_beneath(root: str, parts: Sequence[str], use_openat2: bool = True) -> i
         return _walk(dirfd, parts, flags)
     finally:
         os.close(dirfd)
+
+
+class NotRegular(OSError):
+    """The opened file is a FIFO, a device, a socket or a folder: nothing to read."""
+
+
+class Grew(OSError):
+    """The opened file is larger than the caller's bound (the size the walk saw)."""
+
+
+def read_regular(fd: int, limit: int) -> bytes:
+    """All of ``fd`` if it is a regular file of at most ``limit`` bytes; closes ``fd``.
+
+    The size is checked on the opened file, and the read stops one byte past
+    ``limit`` whatever ``fstat`` said, so a file growing while it is read cannot
+    make the caller hold more than ``limit + 1`` bytes.
+    """
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file")
+        if st.st_size > limit:
+            raise Grew(errno.EFBIG, f"{st.st_size} bytes")
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            raise Grew(errno.EFBIG, f"more than {limit} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
