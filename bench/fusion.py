@@ -134,8 +134,8 @@ def choose(scores: dict[str, dict[str, dict]]) -> dict[str, Any]:
 
 
 # the fusion every dev-set experiment is judged against: convex min-max of BM25 and the
-# piece vectors at the settings' BM25 weight (what shipped until bench.dual_dense passed;
-# vq now adds section vectors as a third signal, as that module's variant does)
+# piece vectors at the settings' BM25 weight (what shipped until section vectors passed,
+# docs/decisions.md#section-vectors; vq now adds them as a third signal)
 DEFAULT_WEIGHT = SearchSettings().lexical_weight
 
 

@@ -3,8 +3,8 @@
 Every read of a vault file goes through here: the build's reader
 (``vq.indexer.reading``) and MCP ``get`` (``vq.query.mcp.files``). Checking a
 path and then opening it is a race: between the two, a folder on the
-way can be swapped for a symlink that leads out (the MCP ``get`` red-team case:
-68 of 3,000 calls read a file outside the vault). So the kernel resolves the
+way can be swapped for a symlink that leads out (the MCP ``get`` race,
+docs/decisions.md#mcp-get-race). So the kernel resolves the
 path relative to an open directory and refuses every link:
 
 * Linux >= 5.6: ``openat2(dirfd, path, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)``

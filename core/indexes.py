@@ -15,8 +15,8 @@ from vq.core.settings import Settings
 FTS_COLUMN = "text"
 # LanceDB's defaults (English stemming, ASCII folding, lower case) but stop words kept:
 # BM25's IDF already weighs common words down, and in technical notes words on the list
-# ("no", "not", "off", "up", "all", "can") carry meaning. Measured on the Docker eval,
-# all four stem/stop-word variants reported: docs/performance.md, bench/fts_variants.py.
+# ("no", "not", "off", "up", "all", "can") carry meaning. See
+# docs/decisions.md#fts-stop-words.
 FTS_OPTIONS: dict[str, Any] = {"remove_stop_words": False}
 FTS_INDEX, VECTOR_INDEX = f"{FTS_COLUMN}_idx", "vector_idx"
 SECTION_VECTOR_INDEX = "section_vector_idx"  # the same ANN index over each section's vector

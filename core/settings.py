@@ -51,12 +51,11 @@ class SearchSettings:
     rerank_model: str | None = None
     rerank_top: int = 30
     recency_half_life_days: float = 30.0
-    # -- retrieval quality (issue 15): fusion and the heading field, chosen on dev sets --
-    # Chosen on the Docker + Node.js dev sets by `python -m bench.fusion` (README: Ranking).
+    # -- fusion and the heading field, chosen on dev sets: docs/decisions.md#convex-fusion --
     fusion: str = "convex"        # convex (min-max-normalised scores, weighted) | rrf
     lexical_weight: float = 0.4   # convex: BM25's weight; piece and section vectors share 1 - it
     heading_boost: float = 0.0    # > 0: BM25 over the breadcrumb field too, with this weight
-    # -- resident service (issue 19) --
+    # -- resident service --
     autostart: bool = True       # a search that finds no service starts `vq serve` detached
 
 
@@ -77,7 +76,7 @@ class ScheduleSettings:
     stop_timeout_seconds: int = 60
 
 
-# --- build engine (issue 18): `engine`, `ray.*` ------------------------------------------
+# --- build engine: `engine`, `ray.*` -----------------------------------------------------
 ENGINES = ("local", "ray")
 
 
@@ -113,7 +112,7 @@ def _check_engine(label: str, kwargs: dict[str, Any]) -> None:
 # --- end build engine --------------------------------------------------------------------
 
 
-# -- resident service (issue 19): `vq serve` ------------------------------------------------
+# -- resident service: `vq serve` -----------------------------------------------------------
 
 @dataclass(frozen=True)
 class ServeSettings:
@@ -155,8 +154,8 @@ class Settings:
     storage_options: Mapping[str, str] = field(default_factory=dict)
     hook_timeout_seconds: float = 60.0
     hooks: Mapping[str, str] = field(default_factory=dict)  # ".docx" -> "pandoc ... {path}"
-    hook_max_bytes: int = 20_000_000  # issue 17: see LIMIT_SCALARS below
-    extract_max_page_chars: int = 250_000  # issue 37: bounds on PDF text (handlers/pdf.py)
+    hook_max_bytes: int = 20_000_000  # see LIMIT_SCALARS below
+    extract_max_page_chars: int = 250_000  # bounds on PDF text (handlers/pdf.py)
     extract_max_chars: int = 10_000_000
     build_max_seconds: float | None = None  # a lock held longer is reported (core/lock.py)
     vaults: tuple[Vault, ...] = ()
@@ -198,7 +197,7 @@ SCALARS: dict[str, tuple[type, ...]] = {
     "hook_timeout_seconds": (float, int),
     "engine": (str,),
 }
-# --- issue 17: limits on hostile input, and values that must be at least 1 -------------
+# --- limits on hostile input, and values that must be at least 1 -----------------------
 # hook_max_bytes caps what one hook may print for one file (past it the hook is
 # killed and that file gets an error); AT_LEAST_ONE lists keys whose 0 used to
 # crash a build or a search (batch_size: 0, chunk.max_chars: 0) instead of
@@ -232,7 +231,7 @@ def _check_limits(label: str, kwargs: dict[str, Any]) -> None:
         if value is not None and value > most:
             raise ConfigError(label, key, f"must be at most {most}, got {value}",
                               f"set {key} to {most} or less")
-# --- end of issue 17 block --------------------------------------------------------------
+# --- end of the limits ------------------------------------------------------------------
 
 
 CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS,

@@ -85,7 +85,7 @@ def with_sections(pieces: list[PendingChunk], kind: str) -> list[PendingChunk]:
     section by the same key); the text is the first piece's (header and body)
     followed by every later piece's body, in line order. Its vector, beside each
     piece's own, lets a piece count with the meaning of its whole section
-    (``bench/dual_dense.py`` measured it). Code chunks are left alone.
+    (docs/decisions.md#section-vectors). Code chunks are left alone.
     """
     if kind == "code":
         return pieces

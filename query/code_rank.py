@@ -9,14 +9,14 @@
   multiplied by ``SECONDARY``.
 * **Per-file saturation, off.** With ``SATURATION`` below 1 the n-th chunk of one
   file counts ``SATURATION**(n-1)`` of its score, so one long file does not fill
-  the top k. At 0.7 it lowered hybrid nDCG@10 on the judged jsonschema code set
-  (0.711 -> 0.699, ``python -m bench.code_rank``): when the right file is found,
-  the right chunk is often its second, which the factor pushed down. 1.0 = off.
+  the top k. It is off (1.0): on the judged code set, when the right file is
+  found, the right chunk is often its second, which the factor pushed down
+  (docs/decisions.md#code-rank).
 
 Only ``kind == "code"`` rows are touched: notes and docs rank as fused.
 ``SECONDARY`` is a fixed prior from semble's ranking, not fitted; switching it off
-lowered nDCG@10 on that set (0.699 -> 0.654). The symbol rule is a strict
-preference, not a weight; that set could not tell it from off (±0.01).
+ranked worse on that set. The symbol rule is a strict preference, not a weight,
+which that set could not judge (docs/decisions.md#code-rank).
 """
 
 from __future__ import annotations

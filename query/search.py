@@ -25,20 +25,16 @@ from vq.query.filters import Filters, combine, explain_empty, predicates
 from vq.query.service import client
 
 # With an ANN index (maintenance.vector_index_min_rows): the IVF partitions probed, and
-# the pool re-ranked exactly from refine x pool candidates. On 100k real MiniLM vectors
-# (bench.ann, bench/results/2026-12-03-ann-100k.md) recall@10 against exact search is
-# 0.812 without refine, 0.940 with refine 5 and 0.965 with 10; nprobes 10-80 changed
-# nothing. The service re-ranks from memory, so the larger refine costs it ~1 ms.
+# the pool re-ranked exactly from refine x pool candidates; chosen for recall against
+# exact search, docs/decisions.md#ann-refine. The service re-ranks from memory.
 ANN_NPROBES, ANN_REFINE = 20, 10
 # The section search asks for SECTION_FETCH x pool rows, so a smaller refine keeps the
-# same candidates: at 100k real vectors (bench/results/2026-12-05-ann-pools.md) the
-# 300-row pool's recall@100 is 0.999 at refine 3 and 1.000 at 5, against 0.9992 for the
-# piece search (100 rows, refine 10); the rule, set before measuring, took the smallest
-# refine in {1, 2, 3, 5} that matches the piece search. Refine 10 there re-ranked 3,000.
+# same candidates: the smallest refine whose recall matches the piece search's
+# (docs/decisions.md#section-refine).
 SECTION_REFINE = 5
 DEFINITIONS = 20  # symbol definitions fetched when the query names a symbol
-# Hybrid's third signal: each piece's section embedded whole (bench/dual_dense.py: +0.010
-# mean nDCG@10 on the dev sets, confirmed on two unseen sets). Older indexes lack it.
+# Hybrid's third signal: each piece's section embedded whole
+# (docs/decisions.md#section-vectors). Older indexes lack it.
 SECTIONS = "sections"
 SECTION_FETCH = 3  # pieces fetched per pooled section by the section-vector search
 COLUMNS = ["id", "vault", "path", "kind", "language", "breadcrumb", "symbol", "start_line",
@@ -158,7 +154,7 @@ def _pools(settings: Settings, q: Query, index: store.Index, where: str | None, 
 def _top_sections(pool: int) -> Any:
     """The pieces of the ``pool`` best sections: a section's pieces share its vector, so
     the search fetched ``SECTION_FETCH`` x pool pieces to hold them whole, and the pool
-    counts sections, as the signal was measured (``bench/dual_dense.py``)."""
+    counts sections, as the signal was measured (docs/decisions.md#section-vectors)."""
     def keep(found: list[dict]) -> list[dict]:
         chosen: set[tuple[str, ...]] = set()
         out = []

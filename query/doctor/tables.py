@@ -1,4 +1,4 @@
-"""Doctor's checks that read the index's files and probe its disk (issue 17, items 4, 9).
+"""Doctor's checks that read the index's files and probe its disk.
 
 Counting rows reads only manifests, so a deleted data file used to pass as
 healthy. ``table_checks`` reads a small column of every row of every table,

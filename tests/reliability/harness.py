@@ -1,6 +1,6 @@
 """Crash convergence: kill `vq build` with SIGKILL at random moments, rebuild, compare.
 
-Shared by the test suite (a few seeds) and ``bench/chaos.py`` (the long form).
+Shared by the test suite (a few seeds) and ``tests/reliability/chaos.py`` (the long form).
 After every kill + normal rebuild, the ``chunks`` and ``files`` tables must
 equal those of a clean full build of the same tree: same ids, paths, line
 ranges and text hashes.

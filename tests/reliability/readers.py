@@ -3,6 +3,13 @@
 Every reader result must name a row that existed in some committed version:
 the writer records the chunk ids after each build; rows of an unfinished
 build are a subset of the ids before and after it, so the union covers them.
+
+The long form (about 3 minutes on two cores at 50 rounds; docs/decisions.md#concurrent-readers):
+
+    python -m tests.reliability.readers [--readers 4] [--rounds 10] [--workdir DIR]
+
+prints how many searches ran, the errors (must be none) and the hits that name a
+row no committed version held (must be none), then a JSON line.
 """
 
 from __future__ import annotations
@@ -91,3 +98,32 @@ def run(workdir: Path, rounds: int = 4, methods: tuple[str, ...] = ("lexical", "
 
 
 __all__ = ["run", "mutate_vault"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Reader processes (alternately lexical and hybrid) search while ``--rounds`` builds
+    run, with version cleanup on (grace 1.2 s, so old versions really go while they read)."""
+    import argparse
+    import tempfile
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--readers", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--workdir", type=Path, default=None)
+    args = ap.parse_args(argv)
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="vq-readers-"))
+    methods = tuple(("lexical", "hybrid")[i % 2] for i in range(args.readers))
+    started = time.monotonic()
+    report = run(work, rounds=args.rounds, methods=methods, timeout=3600)
+    seconds = time.monotonic() - started
+    ok = not report["errors"] and not report["unknown_ids"]
+    print(f"{report['searches']} searches by {args.readers} readers "
+          f"({', '.join(methods)}) during {report['builds']} builds in {seconds:.0f}s: "
+          f"{len(report['errors'])} errors, {len(report['unknown_ids'])} hits outside "
+          f"every committed version")
+    print(json.dumps({**report, "readers": args.readers, "seconds": round(seconds, 1)}))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

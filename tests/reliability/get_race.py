@@ -1,10 +1,10 @@
 """Race MCP ``get``'s open against a vault folder flipping to a symlink that leads out.
 
-``python -m bench.get_race --calls 3000`` opens ``adr/a.md`` through
+``python -m tests.reliability.get_race --calls 3000`` opens ``adr/a.md`` through
 ``open_confined`` while a thread swaps ``adr/`` for a link to a folder holding a
 secret and back, and prints, per resolver (``openat2`` and the ``O_NOFOLLOW``
 walk), how many opens succeeded and how many read the secret (must be 0). The
-check-then-open code it replaced leaked 2 of 3,000 here (68 in the red team).
+check-then-open code it replaced leaked (docs/decisions.md#mcp-get-race).
 """
 
 from __future__ import annotations

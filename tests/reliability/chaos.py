@@ -1,6 +1,6 @@
 """The long form of the crash-convergence check: many SIGKILLed builds, each repaired.
 
-    python -m bench.chaos --trials 100 [--files 40] [--workdir DIR]
+    python -m tests.reliability.chaos --trials 100 [--files 40] [--workdir DIR]
 
 Each trial kills a real `vq build` subprocess (see ``harness.kill_build``: before
 its first write, at a random moment of its working time, or just after its k-th
@@ -14,11 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from bench.common import scratch
+from tests.reliability import harness
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +28,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--files", type=int, default=40)
     ap.add_argument("--workdir", type=Path, default=None)
     args = ap.parse_args(argv)
-    from tests.reliability import harness
     from vq.core.encoder import shared_model
     from vq.core.settings import load_settings
     from vq.jobs.runner import locked_build
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     def in_process(config: Path) -> None:
         locked_build(load_settings(str(config)), encoder=encoder)
 
-    work = scratch(args.workdir, "chaos")
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="vq-chaos-"))
     timing = harness.timings(work / "timing", args.files)
     for phase, t in timing.items():
         print(f"timing: a {phase} build first writes at {t.first_write:.2f}s, makes "
