@@ -23,9 +23,9 @@ from vq.core import settings as settings_module
 
 # click adds these to every command; they document themselves
 IMPLICIT_OPTIONS = {"--help"}
-# Settings fields that are not config keys: where the config came from, and which
-# layer each value came from (filled in by the loader)
-NOT_CONFIG_KEYS = {"config_file", "sources"}
+# Settings fields that are not config keys but filled in by the loader: where the config
+# came from, which layer each value came from, which hooks await `vq hooks allow`
+NOT_CONFIG_KEYS = {"config_file", "sources", "hooks_need_trust"}
 # a vault's id is its key under `vaults:`, not a field inside it
 NOT_VAULT_KEYS = {"id"}
 
