@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PROJECT_CONFIG = ".vq.yaml"
-PRIVATE_UMASK = 0o077  # issue 37: the index holds the text of mode-600 notes
+PRIVATE_UMASK = 0o077  # the index holds the text of mode-600 notes
 
 
 @contextlib.contextmanager

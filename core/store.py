@@ -95,7 +95,7 @@ def open_index(location: str, storage_options: Mapping[str, str] | None = None) 
 
 def _open_table(db: Any, location: str, name: str) -> Any:
     """A listed table LanceDB then says "was not found" has lost its ``_versions``
-    folder (issue 37): damaged, like a truncated manifest, not a traceback."""
+    folder: damaged, like a truncated manifest, not a traceback."""
     try:
         return db.open_table(name)
     except ValueError as exc:

@@ -3,7 +3,7 @@ that runs commands must be trusted once.
 
 vq prefers a ``.vq.yaml`` in any parent folder, so a file another user planted at
 ``/tmp/.vq.yaml`` made `vq build` run its hooks as whoever built under ``/tmp``,
-and ``cd cloned-repo && vq build`` ran a stranger's commands (issue 37). So:
+and ``cd cloned-repo && vq build`` ran a stranger's commands. So:
 
 * a config file or hook program owned by another user (root excepted), or
   writable by group or others, is refused with the reason and the fix

@@ -3,7 +3,7 @@
 An alias (``*a``) repeats what its anchor (``&a``) names without copying it, so
 nine levels of ten aliases each (the "billion laughs") is a 1 KB file whose
 data, once walked, validated or dumped as JSON, is a billion items: a YAML bomb
-in the config hung `vq status` (issue 37). vq reads YAML in four places (the
+in the config hung `vq status`. vq reads YAML in four places (the
 config, the config cache's source, Markdown frontmatter, `vq vault` edits with
 ruamel) and every one of them calls ``check`` first. It measures the document on
 its node graph, where each node is visited once however often it is repeated,

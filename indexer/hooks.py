@@ -186,7 +186,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
     """Kill the hook and everything it started, so no child keeps the pipes open.
 
     A child that called ``setsid`` left the process group, so the group kill
-    missed it (issue 37): its descendants and every process still holding the
+    missed it: its descendants and every process still holding the
     hook's pipes are found in ``/proc`` first and killed one by one."""
     strays = _strays(proc)
     try:

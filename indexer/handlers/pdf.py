@@ -7,7 +7,7 @@ the pages' text joined with a form-feed line (``\\f``) between pages, as
 document title plus the outline (bookmark) section the page falls in, when
 the PDF has an outline.
 
-Extraction is bounded (issue 37): a 150 KB PDF whose pages share one
+Extraction is bounded: a 150 KB PDF whose pages share one
 compressed stream used to expand to 60 M characters a page, a minute and a GB
 each. A page whose content stream is larger than ``CONTENT_PER_CHAR`` times
 ``max_page_chars``, or whose text is longer than ``max_page_chars``, and a file

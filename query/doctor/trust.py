@@ -1,4 +1,4 @@
-"""Doctor's checks of who can read the index and who steers vq (issue 37).
+"""Doctor's checks of who can read the index and who steers vq.
 
 The index holds the text of every note, mode-600 ones included, so it must be
 readable by its owner only; a project config that defines hooks runs commands,

@@ -51,6 +51,6 @@ def cli(ctx: click.Context, config: str | None, index_dir: str | None) -> None:
 
 
 def main() -> None:
-    os.umask(PRIVATE_UMASK)  # everything vq writes is owner-only (issue 37)
+    os.umask(PRIVATE_UMASK)  # everything vq writes is owner-only
     cli(prog_name="vq")
 
