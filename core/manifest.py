@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vq.core.settings import Settings
-from vq.core.store import Index
+from vq.core.store import Index, path_filter, sql_str
 from vq.core.walk import Discovery, FileEntry, Problem, discover_for
+from vq.core.walk_paths import Scope
 
 Key = tuple[str, str]
 
@@ -62,14 +63,37 @@ class Plan:
 DUPLICATE = ManifestRow(-1, -1, "", 0, None)
 
 
-def read_manifest(index: Index) -> dict[Key, ManifestRow]:
+MANIFEST_COLUMNS = ["vault", "path", "size", "mtime_ns", "hash", "chunks", "error"]
+SCOPED_READ_MAX = 2000  # past this many keys one full read beats many filtered ones
+
+
+def read_manifest(index: Index, scope: Scope | None = None) -> dict[Key, ManifestRow]:
     """One row per file; a file listed twice (two builders raced) reads as DUPLICATE,
-    which is stale to everyone, and the build rewrites its rows from scratch."""
-    cols = ["vault", "path", "size", "mtime_ns", "hash", "chunks", "error"]
-    table = index.files.search().select(cols).limit(None).to_arrow()
-    data = table.to_pydict()
+    which is stale to everyone, and the build rewrites its rows from scratch.
+    ``scope``: only the rows a path build compares (``vq.core.walk_paths``)."""
+    if scope is None or len(scope.exact) + len(scope.prefixes) > SCOPED_READ_MAX:
+        out = _rows(index, None)
+        return out if scope is None else {k: r for k, r in out.items() if scope.covers(*k)}
+    out = {}
+    for where in scoped_filters(scope):
+        out.update(_rows(index, where))
+    return out
+
+
+def scoped_filters(scope: Scope) -> list[str]:
+    prefixes = [f"(vault = {sql_str(v)} AND starts_with(path, {sql_str(p)}))"
+                for v, p in sorted(scope.prefixes)]
+    return path_filter(scope.exact) + [" OR ".join(prefixes[i:i + 100])
+                                       for i in range(0, len(prefixes), 100)]
+
+
+def _rows(index: Index, where: str | None) -> dict[Key, ManifestRow]:
+    query = index.files.search()
+    if where:
+        query = query.where(where)
+    data = query.select(MANIFEST_COLUMNS).limit(None).to_arrow().to_pydict()
     out: dict[Key, ManifestRow] = {}
-    for v, p, s, m, h, c, e in zip(*(data[c] for c in cols), strict=True):
+    for v, p, s, m, h, c, e in zip(*(data[c] for c in MANIFEST_COLUMNS), strict=True):
         out[(v, p)] = DUPLICATE if (v, p) in out else ManifestRow(s, m, h, c, e)
     return out
 

@@ -166,6 +166,10 @@ class Settings:
     engine: str = "local"
     ray: RaySettings = RaySettings()
     serve: ServeSettings = ServeSettings()
+    # issue 38: `vq serve` and `vq schedule` watch the vaults (`vq watch` always does);
+    # a batch is indexed once no event came for watch_debounce_seconds (docs/live.md)
+    watch: bool = True
+    watch_debounce_seconds: float = 1.0
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     # a project config found upwards that defines hooks, until `vq hooks allow` trusts it
     hooks_need_trust: str = field(default="", compare=False)
@@ -196,6 +200,8 @@ SCALARS: dict[str, tuple[type, ...]] = {
     "encode_processes": (int,),
     "hook_timeout_seconds": (float, int),
     "engine": (str,),
+    "watch": (bool,),
+    "watch_debounce_seconds": (float, int),
 }
 # --- limits on hostile input, and values that must be at least 1 -----------------------
 # hook_max_bytes caps what one hook may print for one file (past it the hook is
@@ -210,7 +216,8 @@ SCALARS.update(LIMIT_SCALARS)
 AT_LEAST_ONE = ("batch_size", "max_file_bytes", "hook_max_bytes", "encode_processes",
                 "extract_max_page_chars", "extract_max_chars", "schedule.misfire_grace_seconds",
                 "chunk.max_chars", "search.limit", "search.pool")
-POSITIVE = ("hook_timeout_seconds", "search.recency_half_life_days", "build_max_seconds")
+POSITIVE = ("hook_timeout_seconds", "search.recency_half_life_days", "build_max_seconds",
+            "watch_debounce_seconds")
 MAX_RESULTS = 1_000_000  # LanceDB's limit overflows its integer past ~4e9: a traceback
 AT_MOST = {"search.limit": MAX_RESULTS, "search.pool": MAX_RESULTS}
 

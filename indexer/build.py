@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -23,9 +23,11 @@ from vq.core.errors import IndexMismatch
 from vq.core.manifest import DUPLICATE, ManifestRow, Plan, read_manifest, reconcile
 from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
-from vq.core.walk import Discovery, FileEntry, discover_for
+from vq.core.walk import Discovery, FileEntry, discover_for, walk_cache_for
+from vq.core.walk_cache import WalkCache
+from vq.core.walk_paths import discover_paths
 from vq.core.window import load_window
-from vq.indexer import maintain, onnx_export, write
+from vq.indexer import maintain, noop, onnx_export, write
 from vq.indexer.engine import SUMMARY_COUNTS, Chunked, Engine, FileWork, make_engine
 from vq.indexer.progress import NullProgress
 from vq.indexer.rows import problem_row
@@ -53,6 +55,9 @@ class BuildSummary:
     missing_roots: list[str] = field(default_factory=list)
     pruned_vaults: list[str] = field(default_factory=list)
     rebuilt: bool = False
+    # how the plan was made: "walk" (walk + manifest), "walk cache" (the last clean
+    # build's walk found again: nothing read), "paths" (only the watcher's paths)
+    plan: str = "walk"
     model: str = ""
     device: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
@@ -87,8 +92,10 @@ class Builder:
 
     def __init__(self, settings: Settings, rebuild: bool = False, progress: Any = None,
                  should_stop: Callable[[], bool] | None = None,
-                 encoder: Encoder | None = None) -> None:
+                 encoder: Encoder | None = None,
+                 paths: Mapping[str, Iterable[str]] | None = None) -> None:
         self.settings = settings
+        self.paths = paths
         self.rebuild = rebuild
         self.progress = progress or NullProgress()
         self.should_stop = should_stop or (lambda: False)
@@ -96,6 +103,7 @@ class Builder:
         self._encoder = encoder
         self.engine: Engine = make_engine(settings, rebuild, self.progress, self.encoder)
         self.wrote = False
+        self.probe = False
 
     def encoder(self) -> Encoder:
         if self._encoder is None:
@@ -128,13 +136,8 @@ class Builder:
 
     def _run(self, index: store.Index, vault_ids: tuple[str, ...]) -> BuildSummary:
         started, timer = time.time(), _Timer(self.summary)
-        vaults = [v for v in self.settings.vaults if not vault_ids or v.id in vault_ids]
         self.progress.stage("discover")
-        found = discover_for(self.settings, vaults)
-        manifest = read_manifest(index)
-        self._repair_mismatches(index, manifest)
-        configured = {v.id for v in self.settings.vaults}
-        plan = reconcile(manifest, found, configured)
+        found, manifest, plan, cache = self._discover(index, vault_ids)
         self._count_discovery(found, plan)
         timer.lap("discover")
         problem_rows = self._problem_rows(found, plan, manifest)
@@ -148,20 +151,57 @@ class Builder:
             self.wrote |= bool(problem_rows or plan.deleted or plan.pruned_vaults)
         timer.lap("write")
         if self.summary.outcome == "ok":  # a stop request should not wait for optimize
-            maintain.run(index, self.settings, self.wrote)
-            self.summary.query_onnx = onnx_export.after_build(self.settings, self.encoder,
-                                                              index.meta.model)
+            self._finish(index, plan, cache)
         timer.lap("optimize")
         self.summary.seconds["total"] = round(time.time() - started, 3)
         self._record(index, started)
         return self.summary
+
+    def _discover(self, index: store.Index, vault_ids: tuple[str, ...]) -> tuple[
+            Discovery, dict[tuple[str, str], ManifestRow], Plan, WalkCache | None]:
+        """The walk (or the watcher's paths), the manifest rows it is compared with, and
+        the plan. A walk the last clean build saw again, with the tables unmoved, is
+        known to reconcile to nothing (``vq.indexer.noop``): no row is read."""
+        configured = {v.id for v in self.settings.vaults}
+        if self.paths is not None and not self.summary.rebuilt:
+            self.summary.plan = "paths"
+            found, scope = discover_paths(self.settings, self.paths)
+            manifest = read_manifest(index, scope)
+            return found, manifest, reconcile(manifest, found, configured), None
+        vaults = [v for v in self.settings.vaults if not vault_ids or v.id in vault_ids]
+        cache = None if vault_ids else walk_cache_for(self.settings)
+        found = discover_for(self.settings, vaults, cache)
+        if (cache is not None and found.same_as_cache
+                and noop.remembered_clean(cache.clean, index, self.settings)):
+            self.summary.plan = "walk cache"
+            return found, {}, Plan(unchanged=len(found.files)), cache
+        if self.probe:  # a deleted data file: IndexCorrupt, not a quiet "ok"
+            store.probe(index)
+        manifest = read_manifest(index)
+        self._repair_mismatches(index, manifest)
+        return found, manifest, reconcile(manifest, found, configured), cache
+
+    def _finish(self, index: store.Index, plan: Plan, cache: WalkCache | None) -> None:
+        """Maintenance, the ONNX export and the walk cache, each only where it can
+        have changed: a path build leaves folding new rows into the indexes to the
+        next sweep (they are searched meanwhile), a known no-op skips all three."""
+        if self.summary.plan == "paths":
+            maintain.ensure_indexes(index, self.settings)
+            return
+        if self.summary.plan != "walk cache":
+            maintain.run(index, self.settings, self.wrote)
+        self.summary.query_onnx = onnx_export.after_build(self.settings, self.encoder,
+                                                          index.meta.model)
+        if cache is not None and self.summary.plan != "walk cache":
+            clean = noop.is_empty(plan)
+            cache.save(noop.clean_record(index, self.settings) if clean else None)
 
     def open_index(self) -> store.Index:
         """Open the index, or create it; refuse one built by another model or schema."""
         location = self.settings.index_dir
         if not self.rebuild and store.exists_for(self.settings):
             index = store.open_for(self.settings)
-            store.probe(index)  # a deleted data file: IndexCorrupt, not a quiet "ok"
+            self.probe = True  # unless the walk says no row will be read (``_plan``)
             meta = index.meta
             if meta.schema_version != SCHEMA_VERSION:
                 raise IndexMismatch(location, "schema version", str(meta.schema_version),
@@ -270,6 +310,10 @@ class Builder:
 
 def build(settings: Settings, vault_ids: tuple[str, ...] = (), rebuild: bool = False,
           progress: Any = None, should_stop: Callable[[], bool] | None = None,
-          encoder: Encoder | None = None) -> BuildSummary:
-    """Run one build; the caller holds the lock (see ``vq.jobs.runner.locked_build``)."""
-    return Builder(settings, rebuild, progress, should_stop, encoder).run(vault_ids)
+          encoder: Encoder | None = None,
+          paths: Mapping[str, Iterable[str]] | None = None) -> BuildSummary:
+    """Run one build; the caller holds the lock (see ``vq.jobs.runner.locked_build``).
+
+    ``paths`` (vault id -> changed paths relative to its root, the watcher's): only
+    those are reconciled, no walk; the chunk, encode and commit steps are the same."""
+    return Builder(settings, rebuild, progress, should_stop, encoder, paths).run(vault_ids)

@@ -20,6 +20,7 @@ COMMANDS = {
     "search": ("vq.cli.search:search", "Search the index (hybrid BM25 + vectors)."),
     "vault": ("vq.cli.vault:vault", "Add, remove or list vaults in the config file."),
     "schedule": ("vq.cli.schedule:schedule", "Run incremental builds on a cron schedule (daemon)."),
+    "watch": ("vq.cli.watch:watch", "Index changed files a second after they are saved."),
     "jobs": ("vq.cli.jobs:jobs", "Print or install cron and systemd units for builds."),
     "serve": ("vq.cli.serve:serve", "Answer searches from a resident process (--stop)."),
     "init": ("vq.cli.init:init", "Write a config for this project with sensible vaults."),
