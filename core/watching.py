@@ -53,7 +53,9 @@ def write_state(index_dir: str, state: WatchState) -> None:
         return
     tmp = f"{where}.{os.getpid()}.tmp"
     with contextlib.suppress(OSError):
-        with open(tmp, "w", encoding="utf-8") as fh:
+        # owner-only, like the index it sits in: it names files being edited
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
+                       encoding="utf-8") as fh:
             json.dump(state.to_json(), fh)
         os.replace(tmp, where)
     with contextlib.suppress(OSError):

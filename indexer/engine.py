@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -166,7 +166,7 @@ def keep_old(out: Chunked, entry: FileEntry, old: ManifestRow | None, handler: s
     no walk matches, so the index is stale until a build reads the file again."""
     out.problems.append({"vault": entry.vault, "path": entry.path, "reason": reason})
     if retry:
-        entry = replace(entry, size=-1)
+        entry = entry._replace(size=-1)
     elif old and old.error == reason and (old.size, old.mtime_ns) == (entry.size,
                                                                        entry.mtime_ns):
         return  # the same error on the same file: nothing new to write
