@@ -270,3 +270,35 @@ def code_rank_markdown(r: dict) -> str:
 
 def _rank(rank: int | None) -> str:
     return "–" if rank is None else str(rank)
+
+
+PEER_METRICS = (("recall@10", "R@10"), ("mrr@10", "MRR@10"), ("ndcg@10", "nDCG@10"))
+
+
+def peers_markdown(r: dict) -> str:
+    """One table per set (every vq row and peer), then the compact comparison."""
+    if "skipped" in r:
+        return f"Peers: skipped — {r['skipped']}\n"
+    parts = ["Versions: " + ", ".join(f"{k} {v}" for k, v in r["versions"].items())
+             + f"; model `{r['model']}`."]
+    for c in r["corpora"]:
+        rows = [[name, *(m[k] for k, _ in PEER_METRICS), m.get("median_hit_lines"),
+                 f"{m['ms_per_query']:.1f}"] for name, m in c["methods"].items()]
+        builds = ", ".join(f"{k} {v} s" for k, v in c["build_seconds"].items())
+        parts += [f"#### {c['corpus']}: {c['label']}\n\nbuild (encode included): {builds}\n",
+                  table(["method", *(lbl for _, lbl in PEER_METRICS), "hit lines (p50)",
+                         "ms/query (p50)"], rows)]
+    parts += ["#### vq hybrid beside the peers (R@10 / MRR@10 / nDCG@10)", peers_compact(r)]
+    return "\n\n".join(parts) + "\n"
+
+
+def peers_compact(r: dict, names: tuple[str, ...] = (
+        "vq hybrid", "vq lexical", "vq dense", "txtai hybrid", "llamaindex bm25",
+        "llamaindex fusion", "langchain ensemble")) -> str:
+    def cell(m: dict | None) -> str:
+        if not m or "recall@10" not in m:
+            return "–"
+        return " / ".join(f"{m[k]:.3f}" for k, _ in PEER_METRICS)
+    rows = [[f"{c['corpus']} ({c['queries']})", *(cell(c["methods"].get(n)) for n in names)]
+            for c in r["corpora"]]
+    return table(["set (queries)", *names], rows)
