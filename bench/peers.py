@@ -28,12 +28,14 @@ found in the file). vq's rows (lexical, dense, hybrid) come from
 chunks once per set; build seconds include that encode.
 
     python -m bench.peers [--sets docker,adr,...] [--work DIR] [--json OUT]
+    python -m bench.peers --merge RUN1.json RUN2.json [--json OUT]   # one report
 """
 
 from __future__ import annotations
 
 import argparse
 import bisect
+import json
 import re
 import statistics
 import sys
@@ -355,11 +357,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", default="", help="comma-separated set names (default: all)")
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temp dir)")
     ap.add_argument("--json", type=Path, help="also write the results here (after each set)")
+    ap.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
+                    help="run nothing: join the sets of earlier runs' JSON into one report")
     args = ap.parse_args(argv)
+    if args.merge:
+        result = merge([json.loads(p.read_text(encoding="utf-8")) for p in args.merge])
+        return publish(report.peers_markdown(result), result, args.json)
     prepare_env()
     only = tuple(s for s in args.sets.split(",") if s)
     result = run(scratch(args.work, "peers"), only, args.json)
     return publish(report.peers_markdown(result), result, args.json)
+
+
+def merge(results: list[dict]) -> dict:
+    """Runs split over sets (same versions, model and vq commit) as one result."""
+    first = results[0]
+    if any(r["versions"] != first["versions"] for r in results):
+        raise SystemExit("error: the runs used different library versions; not merged")
+    return {**first, "corpora": [c for r in results for c in r["corpora"]]}
 
 
 if __name__ == "__main__":

@@ -282,7 +282,7 @@ def peers_markdown(r: dict) -> str:
     parts = ["Versions: " + ", ".join(f"{k} {v}" for k, v in r["versions"].items())
              + f"; model `{r['model']}`."]
     for c in r["corpora"]:
-        rows = [[name, *(m[k] for k, _ in PEER_METRICS), m.get("median_hit_lines"),
+        rows = [[name, *(m[k] for k, _ in PEER_METRICS), _lines(m.get("median_hit_lines")),
                  f"{m['ms_per_query']:.1f}"] for name, m in c["methods"].items()]
         builds = ", ".join(f"{k} {v} s" for k, v in c["build_seconds"].items())
         parts += [f"#### {c['corpus']}: {c['label']}\n\nbuild (encode included): {builds}\n",
@@ -290,6 +290,10 @@ def peers_markdown(r: dict) -> str:
                          "ms/query (p50)"], rows)]
     parts += ["#### vq hybrid beside the peers (R@10 / MRR@10 / nDCG@10)", peers_compact(r)]
     return "\n\n".join(parts) + "\n"
+
+
+def _lines(value: float | None) -> str | None:
+    return None if value is None else f"{value:g}"
 
 
 def peers_compact(r: dict, names: tuple[str, ...] = (

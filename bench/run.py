@@ -5,8 +5,11 @@ for the quick subset) and prints the Markdown. The machine the numbers came
 from (cores, memory, device, load average) is part of both.
 
 Ray build throughput (``bench.ray_build``) runs when the ``vq[ray]`` extra is installed.
+The peers (``bench.peers``: txtai, LlamaIndex, LangChain beside vq's rows, on every
+judged set; the quick run: the decision-record set only) run when the ``bench`` extra is,
+over the indexes the quality part built.
 
-    python -m bench.run [--quick] [--only quality|speed|ray] [--work DIR] [--keep]
+    python -m bench.run [--quick] [--only quality|peers|speed|ray] [--work DIR] [--keep]
                         [--sizes N ...] [--vault-sizes N ...] [--ann-max-rows N]
 """
 
@@ -19,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import ann, quality, ray_build, report, speed
+from bench import ann, peers, quality, ray_build, report, speed
 from bench.common import RESULTS, log, machine, prepare_env, save_json, scratch
 
 
@@ -29,6 +32,9 @@ def markdown(result: dict) -> str:
              report.machine_markdown(result["machine"])]
     if "quality" in result:
         parts += ["### Retrieval quality", report.quality_markdown(result["quality"]).rstrip()]
+    if "peers" in result:
+        parts += ["### Peers (same model, documented defaults)",
+                  report.peers_markdown(result["peers"]).rstrip()]
     if "ann" in result:
         parts += ["### ANN recall on real vectors", report.ann_markdown(result["ann"])]
     if "speed" in result:
@@ -41,7 +47,7 @@ def markdown(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="the few-minutes subset")
-    ap.add_argument("--only", choices=("quality", "speed", "ray"))
+    ap.add_argument("--only", choices=("quality", "peers", "speed", "ray"))
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
     ap.add_argument("--out", type=Path, default=RESULTS, help="results folder")
@@ -54,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.only in (None, "quality"):
             result["quality"] = quality.run(work / "quality", args.quick)
+        if args.only in (None, "peers"):  # incremental over quality's indexes
+            result["peers"] = peers.run(work / "quality", ("adr",) if args.quick else ())
         if args.only in (None, "quality"):
             # 100k real vectors (the issue's size) fit the time of 20k full-window ones
             # only at 32 word pieces a chunk: ~20 min of encoding on 2 cores
@@ -73,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     result["seconds"] = round(time.time() - started)
     result["machine"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     parts = [result["date"], "quick" if args.quick else "", args.only or ""]
-    if args.only not in ("quality", "ray") and set(args.sections) != set(speed.SECTIONS):
+    if args.only not in ("quality", "peers", "ray") and set(args.sections) != set(speed.SECTIONS):
         parts.append("+".join(args.sections))
     stem = "-".join(p for p in parts if p)
     save_json(args.out / f"{stem}.json", result)
