@@ -3,7 +3,8 @@
 Standard library only: the `vq search` thin client imports this before it
 knows whether it needs anything heavier.
 
-Trust: the socket folder is ``$XDG_RUNTIME_DIR/vq`` or ``/tmp/vq-UID``, created
+Trust: the socket folder is ``$XDG_RUNTIME_DIR/vq`` or ``/tmp/vq-UID`` (see
+``runtime_dir`` for when each is used), created
 0700 and used only while it is a real folder owned by this user with mode
 0700. Otherwise another local user could pre-create it, put her own socket
 there, read the queries and forge the results. Both ends also check the
@@ -25,19 +26,45 @@ MAX_MESSAGE = 8 * 1024 * 1024   # bytes in one request or reply line
 BACKLOG = 128                   # listen queue: a burst of clients waits in it, not in a retry
 
 
+SOCKET_PATH_MAX = 100  # bytes: AF_UNIX allows 108 on Linux, 104 on macOS (NUL included)
+SOCKET_NAME = len("serve-0123456789abcdef.sock")
+
+
 def runtime_dir(create: bool = True) -> Path:
-    """The per-user socket folder, checked (and made 0700 when ``create`` and absent)."""
+    """The per-user socket folder, checked (and made 0700 when ``create`` and absent).
+
+    ``$XDG_RUNTIME_DIR/vq`` when that folder is this user's own and short enough
+    for a socket path, else ``$TMPDIR/vq-UID``, else ``/tmp/vq-UID`` (issue 37: an
+    ``XDG_RUNTIME_DIR`` inherited through ``su`` without ``-`` belongs to someone
+    else and made every search exit 2; one too long made `vq serve` crash). Client
+    and service compute the same answer from the same environment."""
     base = os.environ.get("XDG_RUNTIME_DIR")
-    folder = Path(base) / "vq" if base else Path(os.environ.get("TMPDIR") or "/tmp") / \
-        f"vq-{os.getuid()}"
+    own = f"vq-{os.getuid()}"
+    candidates = [Path(base) / "vq"] if base and _usable_base(Path(base)) else []
+    candidates += [Path(os.environ.get("TMPDIR") or "/tmp") / own, Path("/tmp") / own]
+    folder = next(c for c in candidates if _fits(c) or c == candidates[-1])
     if create:
         try:
-            folder.mkdir(mode=0o700, parents=bool(base))
+            folder.mkdir(mode=0o700)
             os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask
         except FileExistsError:
             pass
     check_private(folder)
     return folder
+
+
+def _usable_base(base: Path) -> bool:
+    """``XDG_RUNTIME_DIR`` as the spec describes it: a folder of ours we can enter."""
+    try:
+        st = os.stat(base)
+    except OSError:
+        return False
+    return (stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
+            and os.access(base, os.W_OK | os.X_OK))
+
+
+def _fits(folder: Path) -> bool:
+    return len(os.fsencode(str(folder))) + 1 + SOCKET_NAME <= SOCKET_PATH_MAX
 
 
 def check_private(folder: Path) -> None:

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from vq.core import paths
 from vq.core.errors import VqError
+from vq.query.mcp.connections import ConnectionLimits
 
 TOKEN_ENV = "VQ_MCP_TOKEN"
 MIN_TOKEN_CHARS = 16
@@ -196,11 +197,15 @@ def _bind_error(host: str, port: int, exc: OSError) -> VqError:
 
 
 def serve_http(server: Any, sock: socket.socket, token: str,
-               extra_hosts: Iterable[str] = (), host: str = "") -> None:
+               extra_hosts: Iterable[str] = (), host: str = "",
+               limits: ConnectionLimits | None = None) -> None:
     """Run the MCP server's streamable-HTTP app on ``sock`` (from ``listen``) behind
-    ``RequestGuard`` until Ctrl-C; ``host`` is the address as the user gave it."""
+    ``RequestGuard`` until Ctrl-C; ``host`` is the address as the user gave it.
+    Connections are capped before any request is read (``vq.query.mcp.connections``)."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
+
+    from vq.query.mcp.connections import guarded_protocol
 
     bound, port = sock.getsockname()[:2]
     host = host or bound
@@ -209,6 +214,8 @@ def serve_http(server: Any, sock: socket.socket, token: str,
         enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts),
         allowed_origins=sorted(f"http://{h}" for h in hosts))
     app = server.streamable_http_app(host=host, transport_security=security)
+    limits = limits or ConnectionLimits()
     config = uvicorn.Config(RequestGuard(app, token, hosts), host=host, port=port,
-                            log_level="warning")
+                            log_level="warning", http=guarded_protocol(limits),
+                            limit_concurrency=limits.total)
     uvicorn.Server(config).run(sockets=[sock])

@@ -342,7 +342,7 @@ def build_server(settings: Settings) -> Any:
 
 
 def serve(settings: Settings, http: tuple[socket.socket, str] | None = None, token: str = "",
-          allow_hosts: tuple[str, ...] = ()) -> None:
+          allow_hosts: tuple[str, ...] = (), limits: Any = None) -> None:
     """Run until the client hangs up (stdio) or Ctrl-C (HTTP: ``http`` is the bound
     socket from ``mcp.http.listen`` and the host as given; token and Host checked on
     every request, see ``vq.query.mcp.http``)."""
@@ -354,4 +354,4 @@ def serve(settings: Settings, http: tuple[socket.socket, str] | None = None, tok
         raise VqError("HTTP needs a bearer token", "see `vq mcp --help`")
     from vq.query.mcp.http import serve_http
 
-    serve_http(server, http[0], token, allow_hosts, host=http[1])
+    serve_http(server, http[0], token, allow_hosts, host=http[1], limits=limits)

@@ -6,6 +6,9 @@ client can try the service before it imports anything heavy.
 
 Everything fails soft: no socket, a stale one, a busy or wedged service, an
 answer for other settings: ``None``, and the caller does the work in-process.
+A service that does not answer (stopped with SIGSTOP, wedged) costs one
+deadline per process, not one per request, and none when its process is seen
+stopped: a search used to wait two 20 s deadlines (issue 37).
 A full listen queue (EAGAIN) or a refused connect while the service is alive
 (it holds its lock) is retried until the deadline; a refused connect with
 nobody holding the lock means the socket is stale, and it is removed.
@@ -27,6 +30,8 @@ CONNECT_RETRY = (0.005, 0.1)  # first and longest pause between connect attempts
 DEADLINE = 20.0               # a search never waits longer than this for the service
 INFO_DEADLINE = 2.0
 SERVING = False               # set inside the service: it must not ask itself
+SILENT_SECONDS = 60.0         # after a timeout, this process leaves the service alone this long
+_silent: dict[str, float] = {}  # index_dir -> when its service last timed out here
 
 
 def request(index_dir: str, message: dict[str, Any], deadline: float = DEADLINE
@@ -36,7 +41,11 @@ def request(index_dir: str, message: dict[str, Any], deadline: float = DEADLINE
     Raises ServiceDirUnsafe when the socket folder could be another user's.
     """
     path = runtime.service_socket(index_dir, create=False)
-    if SERVING or not path.exists():
+    quiet = _silent.get(index_dir)
+    if SERVING or (quiet is not None and time.monotonic() - quiet < SILENT_SECONDS) \
+            or not path.exists():
+        return None
+    if stopped(index_dir):
         return None
     end = time.monotonic() + deadline
     pause = CONNECT_RETRY[0]
@@ -46,7 +55,22 @@ def request(index_dir: str, message: dict[str, Any], deadline: float = DEADLINE
             break
         time.sleep(pause)  # backoff between attempts on a busy service, not a test wait
         pause = min(pause * 2, CONNECT_RETRY[1])
+    if reply == "timeout":
+        _silent[index_dir] = time.monotonic()  # this process works without it for a while
     return reply if isinstance(reply, dict) and reply.get("ok") else None
+
+
+def stopped(index_dir: str) -> int | None:
+    """The service's pid when its process is stopped (SIGSTOP, ^Z): it cannot answer."""
+    pid = runtime.lock_holder(index_dir)
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            state = fh.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None  # gone, or no /proc (macOS): the deadline decides
+    return pid if state in (b"T", b"t") else None
 
 
 def _attempt(index_dir: str, path: Path, message: dict[str, Any], end: float) -> Any:
@@ -61,6 +85,8 @@ def _attempt(index_dir: str, path: Path, message: dict[str, Any], end: float) ->
             reply = _read_line(sock, end)
     except (BlockingIOError, InterruptedError):
         return "retry"  # the listen queue is full
+    except TimeoutError:
+        return "timeout"  # connected (the kernel queues it) but no answer in time
     except (ConnectionRefusedError, FileNotFoundError):
         if runtime.is_running(index_dir):
             return "retry"  # alive but between accept calls, or still binding
@@ -171,6 +197,13 @@ def service_state(settings: Any) -> dict[str, Any]:
         return {"state": "refused", "reason": exc.message, "fix": exc.fix}
     if reply is not None:
         return {"state": "running", **{k: v for k, v in reply.items() if k != "ok"}}
+    if runtime.is_running(settings.index_dir):  # holds its lock, yet did not answer
+        pid = runtime.lock_holder(settings.index_dir)
+        why = "stopped (SIGSTOP)" if stopped(settings.index_dir) else \
+            f"no answer within {INFO_DEADLINE:g}s"
+        return {"state": "not answering", "pid": pid, "reason": why,
+                "fix": f"resume it (`kill -CONT {pid}`) or stop it (`kill {pid}`); searches "
+                       "run in-process meanwhile"}
     if not settings.search.autostart:
         why = "search.autostart is off; `vq serve` or `vq schedule` starts one"
     elif os.environ.get("CI"):

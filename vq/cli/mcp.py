@@ -35,9 +35,18 @@ def parse_address(value: str) -> tuple[str, int]:
                    "created 0600 on first use). VQ_MCP_TOKEN overrides it.")
 @click.option("--show-token", is_flag=True,
               help="Print the HTTP bearer token (creating it if needed) and exit.")
+@click.option("--max-connections", type=click.IntRange(min=1), default=128, show_default=True,
+              help="With --http: open connections in all; more are closed at once.")
+@click.option("--max-per-peer", type=click.IntRange(min=1), default=16, show_default=True,
+              help="With --http: open connections from one address.")
+@click.option("--header-timeout", type=click.FloatRange(min=0.1), default=10.0,
+              show_default=True, metavar="SECONDS",
+              help="With --http: close a connection that has not sent a request's "
+                   "headers within this time.")
 @click.pass_context
 def mcp(ctx: click.Context, http: str | None, allow_hosts: tuple[str, ...],
-        token_file: str | None, show_token: bool) -> None:
+        token_file: str | None, show_token: bool, max_connections: int, max_per_peer: int,
+        header_timeout: float) -> None:
     """Serve search to AI assistants over the Model Context Protocol.
 
     Tools: search (hybrid search with filters), status (counts and freshness),
@@ -79,4 +88,7 @@ def mcp(ctx: click.Context, http: str | None, allow_hosts: tuple[str, ...],
     shown_host = f"[{host}]" if ":" in host else host
     click.echo(f"vq mcp: serving http://{shown_host}:{port}/mcp; clients send "
                f"'Authorization: Bearer <token>' (token: {where})", err=True)
-    serve(settings, (sock, host), token, allow_hosts)
+    from vq.query.mcp.connections import ConnectionLimits
+
+    limits = ConnectionLimits(max_connections, max_per_peer, header_timeout)
+    serve(settings, (sock, host), token, allow_hosts, limits)

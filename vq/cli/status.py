@@ -71,6 +71,8 @@ def _service_line(svc: dict | None) -> str:
         return "not running (a search starts one unless search.autostart is off or CI is set)"
     if svc["state"] == "refused":
         return f"refused: {svc['reason']} (fix: {svc['fix']})"
+    if svc["state"] == "not answering":
+        return f"not answering: pid {svc['pid']}, {svc['reason']} (fix: {svc['fix']})"
     idle = svc.get("idle_minutes") or 0
     return (f"pid {svc['pid']}, {svc['model']} ({svc['encoder']} on {svc['device']}), "
             f"{f'idle exit after {idle:g} min' if idle else 'no idle exit'}")

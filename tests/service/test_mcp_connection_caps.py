@@ -1,0 +1,114 @@
+"""Issue 37, item 5: a pre-auth connection flood does not take `vq mcp --http` down.
+
+On main every accepted connection kept a descriptor until the client closed it,
+whatever it sent (nothing at all, or a header a byte at a time): the token is
+checked per request, so a flood that never finished a request exhausted the
+server's descriptors. Now one address gets ``--max-per-peer`` connections, all
+of them ``--max-connections``, and a connection that sends no complete request
+headers within ``--header-timeout`` is closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.conftest import run_vq, write_config
+from tests.service.test_mcp_http import INIT, free_port
+
+TOKEN = "a-long-enough-test-token-0123456789"
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="counts fds in /proc")
+
+
+@contextlib.contextmanager
+def server(cfg, *options: str) -> Iterator[tuple[subprocess.Popen, int]]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(cfg), "mcp",
+                             "--http", f"127.0.0.1:{port}", *options],
+                            env={**os.environ, "VQ_MCP_TOKEN": TOKEN},
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 90
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)  # poll interval, bounded by the deadline
+        assert proc.poll() is None, proc.stderr.read()
+        yield proc, port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def sockets_of(pid: int) -> int:
+    return sum(1 for fd in os.listdir(f"/proc/{pid}/fd")
+               if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:"))
+
+
+def settle(pid: int, most: int) -> int:
+    """The server's socket count once it is at most ``most`` (or after a deadline)."""
+    deadline = time.monotonic() + 30
+    while sockets_of(pid) > most and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return sockets_of(pid)
+
+
+def initialize(port: int, source: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60,
+                                      source_address=(source, 0))
+    try:
+        conn.request("POST", "/mcp", body=INIT, headers={
+            "Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream"})
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def cfg(tmp_path, test_models):
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nsome text\n")
+    path = write_config(tmp_path / "c.yaml", {"index_dir": str(tmp_path / "index"),
+                                              "model": test_models,
+                                              "vaults": {"v": {"path": str(root)}}})
+    assert run_vq("--config", path, "build").returncode == 0
+    return path
+
+
+def test_a_silent_flood_is_capped_per_peer_and_others_are_still_served(cfg):
+    with server(cfg, "--max-per-peer", "8", "--max-connections", "20",
+                "--header-timeout", "600") as (proc, port):
+        before = sockets_of(proc.pid)
+        flood = [socket.create_connection(("127.0.0.1", port)) for _ in range(60)]
+        try:
+            held = settle(proc.pid, before + 8)
+            assert held <= before + 8, f"{held - before} flood sockets held (cap 8)"
+            assert initialize(port, "127.0.0.2") == 200  # another peer gets in
+        finally:
+            for s in flood:
+                s.close()
+
+
+def test_a_connection_that_sends_no_request_is_closed_after_the_header_timeout(cfg):
+    with server(cfg, "--header-timeout", "1") as (proc, port):
+        silent = socket.create_connection(("127.0.0.1", port))
+        slow = socket.create_connection(("127.0.0.1", port))
+        slow.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the rest
+        for s in (silent, slow):
+            s.settimeout(120)
+            with contextlib.suppress(ConnectionResetError):
+                assert s.recv(1) == b""  # closed by the server, not by a timeout here
+            s.close()
+        assert initialize(port, "127.0.0.1") == 200

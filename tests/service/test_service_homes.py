@@ -1,0 +1,142 @@
+"""Issue 37, item 9: the service in unusual homes.
+
+On main an ``XDG_RUNTIME_DIR`` belonging to someone else (``su`` without ``-``)
+made every search exit 2, one longer than the socket path limit crashed
+`vq serve`, and a stopped (SIGSTOP) service cost each search two 20 s deadlines
+while `vq status` called it "not running".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import pwd
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_vq, write_config
+from vq.core import runtime
+from vq.query.service import client
+
+
+def wait_for(predicate, timeout=180.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)  # polling interval, bounded by the deadline
+    raise AssertionError("condition not met before the deadline")
+
+
+@pytest.fixture
+def short_home(monkeypatch):
+    folder = tempfile.mkdtemp(prefix="vqh")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", folder)
+    monkeypatch.setenv("TMPDIR", folder)
+    return Path(folder)
+
+
+@pytest.fixture
+def cfg(tmp_path, test_models):
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nthe walrus note\n")
+    path = write_config(tmp_path / "c.yaml", {"index_dir": str(tmp_path / "index"),
+                                              "model": test_models,
+                                              "vaults": {"v": {"path": str(root)}}})
+    assert run_vq("--config", path, "build").returncode == 0
+    return path
+
+
+@contextlib.contextmanager
+def service(cfg, index_dir: str):
+    proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(cfg), "serve"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: proc.poll() is not None or client.info(index_dir))
+        assert proc.poll() is None, proc.stderr.read()
+        yield proc
+    finally:
+        # SIGKILL: a service resumed after a long SIGSTOP does not exit on SIGTERM
+        # (its shutdown hangs; seen on main as well, not fixed here)
+        proc.kill()
+        proc.wait(timeout=60)
+
+
+def test_an_xdg_runtime_dir_of_another_user_falls_back_to_the_per_user_folder(
+        short_home, monkeypatch):
+    other = short_home / "run-user-1000"
+    other.mkdir(mode=0o700)
+    if os.geteuid() == 0:
+        os.chown(other, pwd.getpwnam("nobody").pw_uid, -1)
+    else:
+        other.chmod(0o500)  # not writable: we cannot make our folder in it
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(other))
+    assert runtime.runtime_dir() == short_home / f"vq-{os.getuid()}"
+    assert not (other / "vq").exists()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(short_home / "missing"))
+    assert runtime.runtime_dir() == short_home / f"vq-{os.getuid()}"
+
+
+def test_a_runtime_dir_too_long_for_a_socket_falls_back_and_serve_works(
+        short_home, monkeypatch, cfg, tmp_path):
+    deep = short_home / ("x" * 60) / ("y" * 60)
+    deep.mkdir(parents=True, mode=0o700)
+    deep.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    index_dir = str(tmp_path / "index")
+    path = runtime.service_socket(index_dir)
+    assert len(os.fsencode(str(path))) <= runtime.SOCKET_PATH_MAX
+    with service(cfg, index_dir):
+        found = run_vq("--config", cfg, "search", "walrus", "--json")
+        assert found.returncode == 0, found.stderr
+        assert json.loads(run_vq("--config", cfg, "status", "--json").stdout
+                          )["service"]["state"] == "running"
+
+
+def test_a_stopped_service_is_not_asked_and_status_says_not_answering(
+        short_home, cfg, tmp_path, monkeypatch):
+    index_dir = str(tmp_path / "index")
+    with service(cfg, index_dir) as proc:
+        os.kill(proc.pid, signal.SIGSTOP)
+        wait_for(lambda: client.stopped(index_dir) == proc.pid)
+        asked = []
+        monkeypatch.setattr(client, "_attempt", lambda *a: asked.append(a) or None)
+        assert client.request(index_dir, {"op": "info"}) is None and asked == []
+        status = json.loads(run_vq("--config", cfg, "status", "--json").stdout)
+        assert status["service"]["state"] == "not answering"
+        assert f"kill -CONT {proc.pid}" in status["service"]["fix"]
+        assert "not answering" in run_vq("--config", cfg, "status").stdout
+
+
+def test_a_service_that_timed_out_costs_one_deadline_per_process(short_home, monkeypatch):
+    """A wedged service (alive, holding its lock, never answering): one timeout, then
+    the process leaves it alone instead of waiting again for the next request."""
+    index_dir = "/nowhere/index"
+    lock = runtime.start_lock(index_dir)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, str(os.getpid()).encode())
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(runtime.service_socket(index_dir)))
+    listener.listen(8)  # accepts into the queue; nobody ever answers
+    monkeypatch.setattr(client, "_silent", {})
+    try:
+        assert client.request(index_dir, {"op": "info"}, deadline=0.5) is None
+        asked = []
+        real = client._attempt
+        monkeypatch.setattr(client, "_attempt", lambda *a: asked.append(a) or real(*a))
+        assert client.request(index_dir, {"op": "info"}) is None and asked == []
+    finally:
+        listener.close()
+        os.close(fd)
