@@ -40,7 +40,7 @@ TRANSLATION_PARENTS = frozenset({"i18n", "l10n", "locale", "locales", "translati
 MULTILINGUAL_HINTS = ("multilingual", "labse", "xlm", "m3", "me5", "distiluse")
 ENGLISH = frozenset({"en"})
 _CODE = re.compile(r"^([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}))?$")
-_SUFFIXED = re.compile(r"\.([a-z]{2}(?:[-_](?:[a-z]{2}|[a-z]{4}))?)\.(?:md|markdown|mdx)$")
+_SUFFIXED = re.compile(r"\.([a-z]{2}(?:[-_](?:[a-z]{2}|[a-z]{4}))?)\.(md|markdown|mdx)$")
 
 
 def model_languages(model: str) -> frozenset[str] | None:
@@ -82,11 +82,11 @@ def find_translations(markdown: Iterable[str], model: str) -> list[Translations]
                 break
         match = _SUFFIXED.search(parts[-1].lower())
         if match and language_of(match.group(1)):
-            suffixed[match.group(1)] += 1
+            suffixed[f"*.{match.group(1)}.{match.group(2)}"] += 1
     found = [_tree(where, dict(langs), reads) for where, langs in sorted(folders.items())
              if len(langs) >= 2 or where.rsplit("/", 1)[-1].lower() in TRANSLATION_PARENTS]
     if suffixed:
-        globs = {f"*.{code}.md": n for code, n in sorted(suffixed.items())}
+        globs = dict(sorted(suffixed.items()))  # "*.fr.md" -> files
         found.append(Translations("", globs, tuple(
             g for g in globs if not _reads(reads, g.split(".")[1]))))
     return found

@@ -74,7 +74,7 @@ def test_docusaurus_i18n_and_mkdocs_suffix_layouts(tmp_path):
     write_tree(root, {
         "docs/intro.md": page("Intro"), "docs/guide.md": page("Guide"),
         "docs/faq.md": page("FAQ"), "docs/faq.fr.md": page("FAQ"),
-        "docs/guide.fr.md": page("Guide"),
+        "docs/guide.fr.md": page("Guide"), "docs/api.de.mdx": page("API"),
         "i18n/fr/docusaurus-plugin-content-docs/current/intro.md": page("Intro"),
         "i18n/fr/docusaurus-plugin-content-docs/current/guide.md": page("Guide"),
         "i18n/fr/docusaurus-plugin-content-docs/current/faq.md": page("FAQ"),
@@ -82,7 +82,7 @@ def test_docusaurus_i18n_and_mkdocs_suffix_layouts(tmp_path):
     plan = inspect_project(root)
     by_id = {v.id: v for v in plan.vaults}
     assert "i18n" not in by_id  # a vault of nothing but French is not proposed
-    assert "*.fr.md" in by_id["docs"].exclude
+    assert {"*.fr.md", "*.de.mdx"} <= set(by_id["docs"].exclude)
     assert {"/i18n/", "/i18n/fr/"} & set(by_id["code"].exclude)  # French never reaches code
     assert any(n.startswith("no vault for i18n/") for n in plan.notes)
 
