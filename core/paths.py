@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PROJECT_CONFIG = ".vq.yaml"
+UNIT_CONFIG_LINE = "# vq-config: "  # a `vq jobs systemd` unit names the config it runs
 PRIVATE_UMASK = 0o077  # the index holds the text of mode-600 notes
 
 

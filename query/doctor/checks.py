@@ -462,12 +462,32 @@ def build_check(index: Any) -> Check:
                  "run `vq build` and read its error (cron builds log to their log file)")
 
 
+LEGACY_UNITS = ("vq-build.service", "vq-build.timer", "vq-schedule.service")
+
+
+def _unit_check(unit: Path) -> Check:
+    """A unit names the config it runs; one with a fixed name from before per-project
+    units is shared by every project, so the last `vq jobs systemd --write` won it."""
+    try:
+        head = unit.read_text(encoding="utf-8", errors="replace").splitlines()[:5]
+    except OSError:
+        head = []
+    runs = next((ln[len(paths.UNIT_CONFIG_LINE):] for ln in head
+                 if ln.startswith(paths.UNIT_CONFIG_LINE)), None)
+    if runs is None and unit.name in LEGACY_UNITS:
+        return Check("schedule", WARN, f"systemd user unit {unit}: a fixed name from before "
+                     "per-project units, so it runs whichever project wrote it last",
+                     "run `vq jobs systemd --user --write` in each project and enable its "
+                     f"timer, then `systemctl --user disable --now {unit.name}` and remove it")
+    return Check("schedule", OK, f"systemd user unit {unit}" + (f" (runs {runs})" if runs else ""))
+
+
 def schedule_checks() -> list[Check]:
     """Scheduled builds found on this machine (systemd user units, crontab); none: no line."""
     out = []
     units = paths.user_config_dir().parent / "systemd" / "user"
     for unit in sorted(units.glob("vq*.timer")) + sorted(units.glob("vq*.service")):
-        out.append(Check("schedule", OK, f"systemd user unit {unit}"))
+        out.append(_unit_check(unit))
     if shutil.which("crontab"):
         import subprocess
 

@@ -247,3 +247,20 @@ def test_ci_workflow_example_caches_builds_waits_and_checks():
         assert steps[i]["with"]["path"] == index_dir
         assert "hashFiles(" in steps[i]["with"]["key"]
     assert steps[restore]["with"]["restore-keys"]
+
+
+def test_doctor_names_each_units_config_and_flags_fixed_legacy_names(cli, config_file,
+                                                                      tmp_path):
+    from vq.jobs.units import unit_names
+
+    assert cli("--config", config_file, "jobs", "systemd", "--user", "--write").exit_code == 0
+    folder = tmp_path / "xdg-config" / "systemd" / "user"
+    (folder / "vq-build.timer").write_text("[Timer]\nOnCalendar=*:0/5\n")  # an older vq's
+    result = cli("--config", config_file, "doctor", "--no-model")
+    timer = unit_names(load_settings(str(config_file))).timer
+    lines = result.stdout.splitlines()
+    ours = next(ln for ln in lines if ln.endswith(f"{timer} (runs {config_file})"))
+    assert ours.startswith("✓ schedule")
+    legacy = next(i for i, ln in enumerate(lines) if "vq-build.timer: a fixed name" in ln)
+    assert lines[legacy].startswith("⚠ schedule")
+    assert "systemctl --user disable --now vq-build.timer" in lines[legacy + 1]
