@@ -133,3 +133,34 @@ def _remove_vault(path: Path, vault_id: str) -> Settings:
                           "see `vq vault list`")
     del vaults[vault_id]
     return save_document(path, doc)
+
+
+def edit_vault(path: Path, vault_id: str, root: str, include: tuple[str, ...] = (),
+               exclude: tuple[str, ...] = (), kind: str = "notes") -> Settings:
+    """Replace a vault's path, kind and globs; its other keys (gitignore) and comments stay."""
+    with editing(path):
+        return _edit_vault(path, vault_id, root, include, exclude, kind)
+
+
+def _edit_vault(path: Path, vault_id: str, root: str, include: tuple[str, ...],
+                exclude: tuple[str, ...], kind: str) -> Settings:
+    from ruamel.yaml.comments import CommentedMap
+
+    doc = load_document(path)
+    vaults = doc.get("vaults") or {}
+    if vault_id not in vaults:
+        raise ConfigError(str(path), f"vaults.{vault_id}", "no such vault",
+                          "see `vq vault list`")
+    if not Path(root).expanduser().is_dir():
+        raise VqError(f"vault path {root} is not a folder", "give an existing folder")
+    spec = vaults[vault_id]
+    if not isinstance(spec, dict):  # the short form `id: path`
+        spec = vaults[vault_id] = CommentedMap()
+    spec["path"] = str(Path(root).expanduser().resolve())
+    spec["kind"] = kind
+    for name, globs in (("include", include), ("exclude", exclude)):
+        if globs:
+            spec[name] = list(globs)
+        elif name in spec:
+            del spec[name]
+    return save_document(path, doc)

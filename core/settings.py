@@ -128,6 +128,30 @@ def _check_serve(label: str, serve: ServeSettings) -> None:
 # -- end resident service --------------------------------------------------------------------
 
 
+# -- local dashboard (issue 36): `vq ui` ------------------------------------------------------
+
+@dataclass(frozen=True)
+class UiSettings:
+    # the link a hit's "open" button follows; {path} is the absolute file, {line} its line
+    editor_url: str = "vscode://file/{path}:{line}"
+
+
+def _check_ui(label: str, ui: UiSettings) -> None:
+    template = ui.editor_url
+    scheme = template.split(":", 1)[0].strip().lower() if ":" in template else ""
+    if "{path}" not in template or not scheme or scheme in ("javascript", "data", "vbscript"):
+        raise ConfigError(label, "ui.editor_url", f"{template!r} is not a link template with "
+                          "{path}", 'write e.g. "vscode://file/{path}:{line}" or '
+                          '"idea://open?file={path}&line={line}"')
+    try:
+        template.format(path="/x", line=1)
+    except (KeyError, IndexError, ValueError):
+        raise ConfigError(label, "ui.editor_url", "only {path} and {line} may appear in braces",
+                          'write e.g. "vscode://file/{path}:{line}"') from None
+
+# -- end local dashboard ---------------------------------------------------------------------
+
+
 SECTIONS: dict[str, type] = {
     "chunk": ChunkSettings,
     "search": SearchSettings,
@@ -135,6 +159,7 @@ SECTIONS: dict[str, type] = {
     "schedule": ScheduleSettings,
     "ray": RaySettings,
     "serve": ServeSettings,
+    "ui": UiSettings,
 }
 
 
@@ -170,6 +195,7 @@ class Settings:
     # a batch is indexed once no event came for watch_debounce_seconds (docs/live.md)
     watch: bool = True
     watch_debounce_seconds: float = 1.0
+    ui: UiSettings = UiSettings()
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     # a project config found upwards that defines hooks, until `vq hooks allow` trusts it
     hooks_need_trust: str = field(default="", compare=False)
@@ -479,6 +505,8 @@ def _build(data: dict[str, Any], label: str, base: Path, path: Path | None) -> S
                               f"set {key} between {low:g} and {high:g}")
     if "serve" in kwargs:
         _check_serve(label, kwargs["serve"])
+    if "ui" in kwargs:
+        _check_ui(label, kwargs["ui"])
     kwargs["index_dir"] = _index_dir(kwargs.get("index_dir"), base, path)
     _check_not_a_vault(label, kwargs["index_dir"], kwargs["vaults"])
     if kwargs.get("lock_path"):

@@ -59,8 +59,47 @@ class RichProgress(NullProgress):
         self._progress.stop()
 
 
-def make_progress(enabled: bool | None = None) -> NullProgress:
-    """Rich only on an interactive stderr, outside CI, unless told otherwise."""
+class LineProgress(NullProgress):
+    """One JSON object per line on stderr (``{"stage", "done", "total"}``) for a program
+    that reads the build's progress (`vq ui`'s "Build now"). A stage's first and last
+    counts are always written; in between at most every ``every`` seconds."""
+
+    def __init__(self, stream: Any = None, every: float = 0.2) -> None:
+        self.stream, self.every = stream or sys.stderr, every
+        self.name, self.done, self.total, self.last = "", 0, 0, 0.0
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        if name != self.name:
+            self._emit(force=True)
+            self.name, self.done, self.total = name, 0, 0
+        self.total += total or 0
+        self._emit(force=True)
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        self._emit(force=self.total > 0 and self.done >= self.total)
+
+    def close(self) -> None:
+        self._emit(force=True)
+
+    def _emit(self, force: bool) -> None:
+        import json
+        import time
+
+        now = time.monotonic()
+        if not self.name or (not force and now - self.last < self.every):
+            return
+        self.last = now
+        self.stream.write(json.dumps({"stage": self.name, "done": self.done,
+                                      "total": self.total}) + "\n")
+        self.stream.flush()
+
+
+def make_progress(enabled: bool | str | None = None) -> NullProgress:
+    """Rich only on an interactive stderr, outside CI, unless told otherwise;
+    ``"lines"``: JSON lines for a reading program."""
+    if enabled == "lines":
+        return LineProgress()
     if enabled is None:
         enabled = sys.stderr.isatty() and not os.environ.get("CI")
     return RichProgress() if enabled else NullProgress()

@@ -32,6 +32,10 @@ def query_encoder(model: str, device: str, location: str | None = None) -> Any:
 
 
 def _load(model: str, device: str, location: str | None) -> Any:
+    from vq.core.hash_encoder import is_test_model
+
+    if is_test_model(model):  # vq-test/hash-384 (VQ_TEST_MODELS=1): queries too, no torch
+        return shared_model("encoder", model, device, QUERY_BATCH)
     if location and device in ("auto", "cpu"):
         from vq.query.onnx_encoder import load_exported
 

@@ -16,7 +16,7 @@ from typing import Any
 from vq.core import store
 from vq.core.confined import LINK_ERRORS, open_beneath
 from vq.core.errors import VqError
-from vq.core.settings import Vault
+from vq.core.settings import Settings, Vault
 
 MAX_LINES = 400
 MAX_BYTES = 64 * 1024
@@ -90,6 +90,29 @@ def open_confined(vault: Vault, rel: str, use_openat2: bool = True
 
 
 SOURCE_HANDLERS = ("markdown", "code", "text")
+
+
+def read_indexed(settings: Settings, index: store.Index, vault_id: str, rel: str, start: int,
+                 end: int | None) -> dict[str, Any]:
+    """Lines of one indexed file, confined to its vault's root and capped: what MCP ``get``
+    and the dashboard's preview return. ``rel`` is already checked by ``no_parent``."""
+    row = manifest_row(index, vault_id, rel)
+    if row is None:
+        raise VqError(f"{vault_id}:{rel} is not in the index",
+                      "get reads only indexed files: use a path from a search hit")
+    root = settings.vault(vault_id)
+    if root is None:
+        raise VqError(f"vault {vault_id!r} is in the index but not in the config",
+                      "its files cannot be read until it is configured again")
+    fd, st = open_confined(root, rel)
+    if row["handler"] in SOURCE_HANDLERS:
+        out = read_lines(fd, start, end, f"{vault_id}:{rel}")
+    else:  # PDF, HTML, hook output: hit lines number the extracted text
+        os.close(fd)
+        out = indexed_lines(index, vault_id, rel, start, end)
+    return {"vault": vault_id, "path": rel, "abs_path": str(root.path / rel), **out,
+            "changed_since_indexed": (st.st_size, st.st_mtime_ns)
+            != (row["size"], row["mtime_ns"])}
 
 
 def indexed_lines(index: store.Index, vault: str, rel: str, start: int, end: int | None

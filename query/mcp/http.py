@@ -10,17 +10,15 @@ every HTTP request must carry
   first use and refused when others can read it;
 * a ``Host`` header naming this server (the bind address and port; for a
   wildcard bind, this machine's names and addresses; plus ``--allow-host``);
-* no ``Origin``, or one naming such a host.
+* no ``Origin``, or one naming such a host (``vq.query.http_guard``, shared with
+  `vq ui`).
 
 Checked before the MCP SDK sees the request, whatever the bind address.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import hmac
-import ipaddress
 import os
 import secrets
 import socket
@@ -28,15 +26,15 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from vq.core import paths
 from vq.core.errors import VqError
+from vq.query.http_guard import allowed_hosts, header_map, host_refusal
+from vq.query.http_guard import listen as bind_socket
 from vq.query.mcp.connections import ConnectionLimits
 
 TOKEN_ENV = "VQ_MCP_TOKEN"
 MIN_TOKEN_CHARS = 16
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
 def default_token_file() -> Path:
@@ -82,50 +80,6 @@ def _check_private(path: Path) -> None:
         raise VqError(f"{path} belongs to another user", "delete it, or set VQ_MCP_TOKEN")
 
 
-def _bracket(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
-
-
-def is_wildcard(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_unspecified
-    except ValueError:
-        return False
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def machine_names() -> set[str]:
-    """This machine's host names and the addresses they resolve to."""
-    names = {socket.gethostname(), socket.getfqdn()}
-    for name in list(names):
-        with contextlib.suppress(OSError):
-            names.update(str(info[4][0]) for info in socket.getaddrinfo(name, None))
-    return {n for n in names if n}
-
-
-def allowed_hosts(host: str, port: int, extra: Iterable[str] = ()) -> frozenset[str]:
-    """The ``Host`` header values (lower case, with the port) this server answers to."""
-    names = {h.strip("[]") for h in extra}
-    if is_loopback(host) or is_wildcard(host):
-        names.update(LOOPBACK_NAMES)
-    if is_wildcard(host):
-        names.update(machine_names())
-    else:
-        names.add(host)
-    out = {f"{_bracket(n)}:{port}".lower() for n in names}
-    if port == 80:
-        out |= {_bracket(n).lower() for n in names}
-    return frozenset(out)
-
-
 class RequestGuard:
     """Pure ASGI middleware: Host, then Origin, then the bearer token, on every HTTP
     request; anything else (lifespan) passes. Refusals never reach the MCP app."""
@@ -134,14 +88,10 @@ class RequestGuard:
         self.app, self.token, self.hosts = app, token.encode(), hosts
 
     def refusal(self, scope: dict[str, Any]) -> tuple[int, str] | None:
-        headers: dict[str, str] = {}
-        for key, value in scope.get("headers", ()):
-            headers.setdefault(key.decode("latin-1").lower(), value.decode("latin-1"))
-        if headers.get("host", "").lower() not in self.hosts:
-            return 421, "Invalid Host header"
-        origin = headers.get("origin")
-        if origin is not None and (urlsplit(origin).netloc.lower() not in self.hosts):
-            return 403, "Invalid Origin header"
+        headers = header_map(scope)
+        refused = host_refusal(headers, self.hosts)
+        if refused is not None:
+            return refused
         scheme, _, value = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(),
                                                                  self.token):
@@ -165,35 +115,8 @@ class RequestGuard:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """The server's socket, bound before anything says "serving": a taken port, a
-    privileged one or an address this machine lacks is one ``VqError`` with the fix,
-    not uvicorn's log line after the banner."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise _bind_error(host, port, exc) from None
-    sock.set_inheritable(True)
-    return sock
-
-
-def _bind_error(host: str, port: int, exc: OSError) -> VqError:
-    where = f"{_bracket(host)}:{port}"
-    if exc.errno == errno.EADDRINUSE:
-        return VqError(f"cannot serve on {where}: the port is already in use",
-                       f"stop what listens there (`ss -ltnp 'sport = :{port}'` names it) "
-                       f"or pick another port: `vq mcp --http {port + 1}`")
-    if exc.errno == errno.EACCES:
-        return VqError(f"cannot serve on {where}: not allowed to use port {port}",
-                       "ports below 1024 need root: pick a port above 1024")
-    if exc.errno == errno.EADDRNOTAVAIL:
-        return VqError(f"cannot serve on {where}: {host} is not an address of this machine",
-                       "use 127.0.0.1, 0.0.0.0 or one of this machine's addresses")
-    return VqError(f"cannot serve on {where}: {exc.strerror or exc}",
-                   "pick another address or port with --http [HOST:]PORT")
+    """``vq.query.http_guard.listen`` with `vq mcp`'s retry hint."""
+    return bind_socket(host, port, "vq mcp --http {port}")
 
 
 def serve_http(server: Any, sock: socket.socket, token: str,

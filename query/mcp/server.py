@@ -228,23 +228,7 @@ class VqService:
                           "give end_line >= start_line, or leave it out")
         index = self.index()
         vault_id, rel = self._locate(index, path, vault)
-        row = files.manifest_row(index, vault_id, rel)
-        if row is None:
-            raise VqError(f"{vault_id}:{rel} is not in the index",
-                          "get reads only indexed files: use a path from a search hit")
-        root = self.settings.vault(vault_id)
-        if root is None:
-            raise VqError(f"vault {vault_id!r} is in the index but not in the config",
-                          "its files cannot be read until it is configured again")
-        fd, st = files.open_confined(root, rel)
-        if row["handler"] in files.SOURCE_HANDLERS:
-            out = files.read_lines(fd, start_line, end_line, f"{vault_id}:{rel}")
-        else:  # PDF, HTML, hook output: hit lines number the extracted text
-            os.close(fd)
-            out = files.indexed_lines(index, vault_id, rel, start_line, end_line)
-        return {"vault": vault_id, "path": rel, "abs_path": str(root.path / rel), **out,
-                "changed_since_indexed": (st.st_size, st.st_mtime_ns)
-                != (row["size"], row["mtime_ns"])}
+        return files.read_indexed(self.settings, index, vault_id, rel, start_line, end_line)
 
     def _locate(self, index: store.Index, path: str, vault: str | None) -> tuple[str, str]:
         """(vault id, posix path relative to its root) for any accepted spelling of a path."""

@@ -27,6 +27,7 @@ COMMANDS = {
     "doctor": ("vq.cli.doctor:doctor", "Check settings, model, index, lock; say the fix."),
     "mcp": ("vq.cli.mcp:mcp", "Serve search to AI assistants over MCP (stdio or HTTP)."),
     "hooks": ("vq.cli.hooks:hooks", "Check configured preprocessing hooks on a sample."),
+    "ui": ("vq.cli.ui:ui", "Open the local dashboard: search, vaults, builds, health."),
 }
 
 

@@ -29,10 +29,12 @@ from vq.cli.shared import EXIT_CODES, echo_json, settings_from, vault_ids
 @click.option("--json", "as_json", is_flag=True, help="Print the build summary as JSON.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bars on stderr (default: only on a TTY and outside CI).")
+@click.option("--progress-lines", is_flag=True,
+              help="Progress as JSON lines on stderr, for a program reading it (`vq ui`).")
 @click.pass_context
 def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: float,
-          device: str | None, engine: str | None, as_json: bool, progress: bool | None
-          ) -> None:
+          device: str | None, engine: str | None, as_json: bool, progress: bool | None,
+          progress_lines: bool) -> None:
     """Index the configured vaults: only new and changed files are read and encoded.
 
     Safe to run from cron every few minutes: a build that finds another one
@@ -48,7 +50,7 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
         raise VqError(f"unknown vault {unknown[0]!r}", "see `vq vault list`")
     if not settings.vaults:
         raise NoVaults(settings.config_file)
-    bar = make_progress(progress)
+    bar = make_progress("lines" if progress_lines else progress)
     try:
         result = locked_build(settings, vaults, rebuild, wait, bar)
     except VqError:

@@ -66,7 +66,8 @@ def mcp(ctx: click.Context, http: str | None, allow_hosts: tuple[str, ...],
     """
     from pathlib import Path
 
-    from vq.query.mcp.http import is_loopback, listen, load_token
+    from vq.query.http_guard import is_loopback
+    from vq.query.mcp.http import listen, load_token
 
     path = Path(token_file).expanduser() if token_file else None
     if show_token:
