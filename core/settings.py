@@ -138,8 +138,9 @@ class UiSettings:
 
 def _check_ui(label: str, ui: UiSettings) -> None:
     template = ui.editor_url
-    scheme = template.split(":", 1)[0].strip().lower() if ":" in template else ""
-    if "{path}" not in template or not scheme or scheme in ("javascript", "data", "vbscript"):
+    scheme = template.split(":", 1)[0].lower() if ":" in template else ""
+    if "{path}" not in template or not re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme) \
+            or scheme in ("javascript", "data", "vbscript"):
         raise ConfigError(label, "ui.editor_url", f"{template!r} is not a link template with "
                           "{path}", 'write e.g. "vscode://file/{path}:{line}" or '
                           '"idea://open?file={path}&line={line}"')

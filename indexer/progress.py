@@ -61,37 +61,37 @@ class RichProgress(NullProgress):
 
 class LineProgress(NullProgress):
     """One JSON object per line on stderr (``{"stage", "done", "total"}``) for a program
-    that reads the build's progress (`vq ui`'s "Build now"). A stage's first and last
-    counts are always written; in between at most every ``every`` seconds."""
+    that reads the build's progress (`vq ui`'s "Build now"). Like the bars, each stage
+    keeps its own counts across batches. A switch of stage and a stage's last step are
+    always written; other steps at most every ``every`` seconds."""
 
     def __init__(self, stream: Any = None, every: float = 0.2) -> None:
         self.stream, self.every = stream or sys.stderr, every
-        self.name, self.done, self.total, self.last = "", 0, 0, 0.0
+        self.counts: dict[str, list[int]] = {}  # stage -> [done, total]
+        self.name, self.last = "", 0.0
 
     def stage(self, name: str, total: int | None = None) -> None:
-        if name != self.name:
-            self._emit(force=True)
-            self.name, self.done, self.total = name, 0, 0
-        self.total += total or 0
+        self.name = name
+        self.counts.setdefault(name, [0, 0])[1] += total or 0
         self._emit(force=True)
 
     def advance(self, n: int = 1) -> None:
-        self.done += n
-        self._emit(force=self.total > 0 and self.done >= self.total)
-
-    def close(self) -> None:
-        self._emit(force=True)
+        if not self.name:
+            return
+        counts = self.counts[self.name]
+        counts[0] += n
+        self._emit(force=counts[1] > 0 and counts[0] >= counts[1])
 
     def _emit(self, force: bool) -> None:
         import json
         import time
 
         now = time.monotonic()
-        if not self.name or (not force and now - self.last < self.every):
+        if not force and now - self.last < self.every:
             return
         self.last = now
-        self.stream.write(json.dumps({"stage": self.name, "done": self.done,
-                                      "total": self.total}) + "\n")
+        done, total = self.counts[self.name]
+        self.stream.write(json.dumps({"stage": self.name, "done": done, "total": total}) + "\n")
         self.stream.flush()
 
 

@@ -103,7 +103,8 @@ class UiGuard:
         given = headers.get("x-csrf-token")
         if given is None and headers.get("content-type", "").startswith(
                 "application/x-www-form-urlencoded"):
-            given = (parse_qs(body.decode("utf-8", "replace")).get("csrf") or [None])[0]
+            fields = parse_qs(body.decode("utf-8", "replace")).get("csrf") or []
+            given = fields[0] if fields else None
         if not _same(given, self.ctx.csrf):
             await _plain(send, 403, "missing or wrong CSRF token: reload the page and retry")
             return
