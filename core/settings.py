@@ -128,10 +128,10 @@ def _check_serve(label: str, serve: ServeSettings) -> None:
 # -- end resident service --------------------------------------------------------------------
 
 
-# -- local dashboard (issue 36): `vq ui` ------------------------------------------------------
-
 @dataclass(frozen=True)
 class UiSettings:
+    """`vq ui`, the local dashboard (docs/ui.md)."""
+
     # the link a hit's "open" button follows; {path} is the absolute file, {line} its line
     editor_url: str = "vscode://file/{path}:{line}"
 
@@ -149,8 +149,6 @@ def _check_ui(label: str, ui: UiSettings) -> None:
     except (KeyError, IndexError, ValueError):
         raise ConfigError(label, "ui.editor_url", "only {path} and {line} may appear in braces",
                           'write e.g. "vscode://file/{path}:{line}"') from None
-
-# -- end local dashboard ---------------------------------------------------------------------
 
 
 SECTIONS: dict[str, type] = {
