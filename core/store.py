@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from vq.core import lazy_rest, paths
+from vq.core import lazy_rest, paths, swap
 from vq.core.errors import IndexCorrupt, IndexMismatch, IndexMissing
 from vq.core.schema import (
     BUILDS,
@@ -64,8 +64,11 @@ def table_names(db: Any) -> list[str]:
 def exists(location: str, storage_options: Mapping[str, str] | None = None) -> bool:
     """True when ``location`` holds both vq tables (a build killed while creating them
     leaves only one, which the next build recreates)."""
-    if not paths.is_uri(location) and not os.path.isdir(os.path.join(location, CHUNKS + ".lance")):
-        return False
+    if not paths.is_uri(location):
+        if os.path.isdir(location):
+            swap.recover(location, TABLE_DIRS)  # a rebuild killed between two renames
+        if not os.path.isdir(os.path.join(location, CHUNKS + ".lance")):
+            return False
     return {CHUNKS, FILES} <= set(table_names(connect(location, storage_options)))
 
 
@@ -76,8 +79,10 @@ def open_index(location: str, storage_options: Mapping[str, str] | None = None) 
     whose fix is ``vq build --rebuild``; so is one whose data files are gone, but
     only a read finds that: see ``probe``.
     """
-    if not paths.is_uri(location) and not os.path.isdir(location):
-        raise IndexMissing(location)
+    if not paths.is_uri(location):
+        if not os.path.isdir(location):
+            raise IndexMissing(location)
+        swap.recover(location, TABLE_DIRS)  # a rebuild's swap in progress, or killed midway
     db = connect(location, storage_options)
     names = table_names(db)
     if CHUNKS not in names or FILES not in names:
@@ -131,8 +136,8 @@ def probe(index: Index) -> dict[str, int]:
     return out
 
 
-STAGE_DIR = "rebuild.tmp"
-RETIRED_DIR = "rebuild.old"
+STAGE_DIR = swap.STAGE_DIR
+RETIRED_DIR = swap.RETIRED_DIR
 TABLE_DIRS = tuple(name + ".lance" for name in (CHUNKS, FILES, BUILDS))
 
 
@@ -150,6 +155,8 @@ def create_index(location: str, meta: IndexMeta,
     from any damage and a failed one leaves the old index searchable. An
     object-store prefix is overwritten in place (it has no rename).
     """
+    if not paths.is_uri(location) and os.path.isdir(location):
+        swap.recover(location, TABLE_DIRS)  # a finished rebuild's tables, not a new stage
     if paths.is_uri(location) or not _has_tables(location):
         return _create(location, meta, storage_options)
     stage = os.path.join(location, STAGE_DIR)
@@ -184,21 +191,11 @@ def _carry_builds(location: str, index: Index) -> None:
 
 
 def swap_in(index: Index) -> None:
-    """Move a staged index's tables over the old ones (one rename each), then drop
-    the old. Readers see the new tables at their next query."""
-    target = index.staged_for
-    if target is None:
-        return
-    retired = os.path.join(target, RETIRED_DIR)
-    shutil.rmtree(retired, ignore_errors=True)
-    os.makedirs(retired)
-    for name in TABLE_DIRS:
-        old, new = os.path.join(target, name), os.path.join(index.location, name)
-        if os.path.exists(old):
-            os.rename(old, os.path.join(retired, name))
-        os.rename(new, old)
-    shutil.rmtree(retired, ignore_errors=True)
-    shutil.rmtree(index.location, ignore_errors=True)
+    """Move a staged index's tables over the old ones, journaled so that a kill between
+    two renames is finished by whoever opens the index next (``vq.core.swap``).
+    Readers see the new tables at their next query."""
+    if index.staged_for is not None:
+        swap.swap_in(index.staged_for, TABLE_DIRS)
 
 
 def discard(index: Index) -> None:

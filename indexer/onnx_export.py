@@ -67,11 +67,30 @@ def _pooling_mode(pooling: Any) -> str:
 
 def export(index_dir: str, model_name: str, st_model: Any) -> Path:
     """Trace ``st_model`` (a float32 CPU copy of it) to ONNX; return the folder."""
-    import torch
-
     out = folder(index_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).unlink(missing_ok=True)  # from here on readers fall back, never mix
+    clear_temps(out)  # a killed export's leftovers (the build lock makes them dead)
+    try:
+        return _export(out, model_name, st_model)
+    except BaseException:
+        clear_temps(out)  # a full disk must not keep what it failed to write
+        raise
+
+
+def clear_temps(out: Path) -> None:
+    """Remove partial files (``*.tmp-PID``) of an export that failed or was killed: on a
+    full disk they used to eat every byte freed later."""
+    for partial in out.glob("*.tmp-*"):
+        if partial.is_dir():
+            shutil.rmtree(partial, ignore_errors=True)
+        else:
+            partial.unlink(missing_ok=True)
+
+
+def _export(out: Path, model_name: str, st_model: Any) -> Path:
+    import torch
+
     cpu = copy.deepcopy(st_model).float().to("cpu").eval()
     sample = cpu.tokenize(["a query", "a somewhat longer sample text for tracing"])
     args = tuple(sample[name] for name in INPUTS if name in sample)

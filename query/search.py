@@ -88,7 +88,27 @@ class Result:
 
 
 def search(settings: Settings, q: Query, index: store.Index | None = None) -> Result:
-    """Run one query; a model that cannot load degrades hybrid/dense to lexical, with a notice."""
+    """Run one query; a model that cannot load degrades hybrid/dense to lexical, with a notice.
+
+    A data file that vanished under the query (a build's cleanup removed the version
+    it was reading: ``maintenance.cleanup_grace_minutes: 0``) is read once more on
+    the latest version, not reported as a damaged index (issue 37)."""
+    try:
+        return _search(settings, q, index)
+    except Exception as exc:
+        if not _vanished(exc):
+            raise
+    return _search(settings, q, None)
+
+
+def _vanished(exc: BaseException) -> bool:
+    from vq.core.errors import IndexCorrupt
+    from vq.core.failures import is_storage_error
+
+    return (is_storage_error(exc) or isinstance(exc, IndexCorrupt)) and "Not found" in str(exc)
+
+
+def _search(settings: Settings, q: Query, index: store.Index | None) -> Result:
     if q.method not in METHODS:
         raise VqError(f"unknown method {q.method!r}", f"use one of: {', '.join(METHODS)}")
     if not q.text.strip():
