@@ -7,16 +7,16 @@ states the decision rule). The index is built once with ``vq build`` as a
 process (the CLI's in-process path, never a service) with some of the rules of
 ``vq.query.code_rank`` switched off, and ``bench.code_score`` scores it.
 
-"Off" means: *definitions* - no query term counts as a symbol (no fetch by
-symbol, no definition-first preference); *secondary* - no file counts as a
-test/example; *saturation* - a file's n-th chunk keeps its whole score. That
-last is how it ships since this set measured it, so the prior 0.7 is a run of
-its own.
+"Off" means: *definitions* - no query term counts as a symbol (no lookup by
+symbol, no x ``DEFINES`` for the definition it names); *secondary* - no file
+counts as a test/example; *cap* - a file's code hits are not capped
+(``search.per_file_cap`` 0, as shipped since this set measured it). ``--cap N``
+adds a run with the cap at N.
 
 With ``--docs`` the Docker eval set and the Node.js dev set (no code chunks)
 are built too, and hybrid with all rules off is checked to score as hybrid.
 
-    python -m bench.code_rank [--docs] [--work DIR] [--json OUT]
+    python -m bench.code_rank [--docs] [--cap N] [--work DIR] [--json OUT]
 """
 
 from __future__ import annotations
@@ -38,16 +38,15 @@ from bench.common import log, prepare_env, publish, scratch, settings_for
 
 DEVSET = Path(__file__).resolve().parent / "devsets" / "jsonschema"
 VERSION = "4.26.0"  # the version the judgements were written against
-RULES = ("definitions", "secondary", "saturation")
-SATURATION_PRIOR = 0.7  # the per-file factor shipped before this set measured it
-# (label, method, rules switched off, per-file saturation factor or None = as shipped)
-RUNS: tuple[tuple[str, str, tuple[str, ...], float | None], ...] = (
+RULES = ("definitions", "secondary", "cap")
+# (label, method, rules switched off, per-file cap or None = as shipped)
+RUNS: tuple[tuple[str, str, tuple[str, ...], int | None], ...] = (
     ("lexical", "lexical", (), None),
     ("dense", "dense", (), None),
     ("hybrid", "hybrid", (), None),
     ("hybrid − definitions", "hybrid", ("definitions",), None),
     ("hybrid − secondary", "hybrid", ("secondary",), None),
-    (f"hybrid + saturation {SATURATION_PRIOR}", "hybrid", (), SATURATION_PRIOR),
+    ("hybrid + cap 3", "hybrid", (), 3),
     ("hybrid, all rules off", "hybrid", RULES, None),
     ("lexical, all rules off", "lexical", RULES, None),
     ("dense, all rules off", "dense", RULES, None),
@@ -88,24 +87,22 @@ def _version() -> str:
 
 
 @contextlib.contextmanager
-def rules_off(names: tuple[str, ...], saturation: float | None = None) -> Iterator[None]:
-    """Switch the named rules of ``vq.query.code_rank`` off for the block (``saturation``:
-    set the per-file factor instead; it is off, 1.0, as shipped)."""
-    from vq.query import code_rank
+def rules_off(names: tuple[str, ...], cap: int | None = None) -> Iterator[None]:
+    """Switch the named rules of ``vq.query.code_rank`` off for the block (``cap``: set
+    the per-file cap instead of the configured one)."""
+    from vq.query import code_rank, collapse
 
-    saved = code_rank.symbol_terms, code_rank.secondary, code_rank.SATURATION
+    saved = code_rank.symbol_terms, code_rank.secondary, collapse.cap_per_file
     if "definitions" in names:
         code_rank.symbol_terms = lambda query: []
     if "secondary" in names:
         code_rank.secondary = lambda path, query: False
-    if "saturation" in names:
-        code_rank.SATURATION = 1.0
-    elif saturation is not None:
-        code_rank.SATURATION = saturation
+    if "cap" in names or cap is not None:
+        collapse.cap_per_file = lambda order, rows, _: saved[2](order, rows, cap or 0)
     try:
         yield
     finally:
-        code_rank.symbol_terms, code_rank.secondary, code_rank.SATURATION = saved
+        code_rank.symbol_terms, code_rank.secondary, collapse.cap_per_file = saved
 
 
 def search_all(config: Path, method: str, queries: list[dict]) -> tuple[list[dict], float]:
@@ -126,7 +123,7 @@ def search_all(config: Path, method: str, queries: list[dict]) -> tuple[list[dic
     return results, round(statistics.median(seconds) * 1000, 2)
 
 
-def evaluate_code(corpus: quality.Corpus, work: Path) -> dict:
+def evaluate_code(corpus: quality.Corpus, work: Path, caps: tuple[int, ...] = ()) -> dict:
     queries, problems = code_score.load_queries(corpus.root, corpus.queries)
     if problems:
         raise RuntimeError(f"judgements do not resolve in jsonschema {_version()} "
@@ -137,13 +134,13 @@ def evaluate_code(corpus: quality.Corpus, work: Path) -> dict:
                            "chunks": _chunk_count(work / corpus.name / "index"),
                            "build_seconds": round(built.seconds, 1),
                            "chunks_encoded": summary["chunks_encoded"], "methods": {}}
-    for label, method, off, saturation in RUNS:
+    runs = [*RUNS, *((f"hybrid, cap {n}", "hybrid", (), n) for n in caps)]
+    for label, method, off, cap in runs:
         log(f"{corpus.name}: {label}")
-        with rules_off(off, saturation):
+        with rules_off(off, cap):
             results, ms = search_all(config, method, queries)
         scored = code_score.score(corpus.root, queries, {r["id"]: r["hits"] for r in results})
-        out["methods"][label] = {**scored, "off": list(off), "saturation": saturation,
-                                 "ms_per_query": ms}
+        out["methods"][label] = {**scored, "off": list(off), "cap": cap, "ms_per_query": ms}
     return out
 
 
@@ -175,13 +172,13 @@ def docs_unaffected(work: Path) -> list[dict]:
     return out
 
 
-def run(work: Path, docs: bool = False) -> dict:
+def run(work: Path, docs: bool = False, caps: tuple[int, ...] = ()) -> dict:
     corpus = code_corpus(work)
     if corpus is None:
         msg = f"jsonschema not found under {source_dir()}: code-rank benchmark skipped"
         log(msg)
         return {"skipped": msg}
-    result: dict[str, Any] = {"code": evaluate_code(corpus, work)}
+    result: dict[str, Any] = {"code": evaluate_code(corpus, work, caps)}
     if docs:
         result["docs"] = docs_unaffected(work)
     return result
@@ -191,11 +188,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--docs", action="store_true",
                     help="also check the Docker and Node.js dev sets are unaffected")
+    ap.add_argument("--cap", type=int, action="append", default=[],
+                    help="also run hybrid with the per-file cap at N (repeatable)")
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temp dir)")
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args(argv)
     prepare_env()
-    result = run(scratch(args.work, "code-rank"), args.docs)
+    result = run(scratch(args.work, "code-rank"), args.docs, tuple(args.cap))
     return publish(report.code_rank_markdown(result), result, args.json)
 
 

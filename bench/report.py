@@ -247,7 +247,7 @@ def code_rank_markdown(r: dict) -> str:
     base = c["methods"]["hybrid"]
     rows = [["hybrid (as shipped)", base["ndcg@10"], "", "", base["any_piece"]["ndcg@10"], ""]]
     for name, m in c["methods"].items():
-        if not name.startswith("hybrid ") or not (m["off"] or m.get("saturation")):
+        if not name.startswith("hybrid") or not (m["off"] or m.get("cap") is not None):
             continue
         moved = [f"{q} {_rank(base['ranks'][q])}→{_rank(r_)}" for q, r_ in m["ranks"].items()
                  if r_ != base["ranks"][q]]

@@ -55,6 +55,7 @@ class SearchSettings:
     fusion: str = "convex"        # convex (min-max-normalised scores, weighted) | rrf
     lexical_weight: float = 0.4   # convex: BM25's weight; piece and section vectors share 1 - it
     heading_boost: float = 0.0    # > 0: BM25 over the breadcrumb field too, with this weight
+    per_file_cap: int = 0         # > 0: code hits of one file before other files' (0: off)
     # -- resident service --
     autostart: bool = True       # a search that finds no service starts `vq serve` detached
 
@@ -268,7 +269,8 @@ def _check_limits(label: str, kwargs: dict[str, Any]) -> None:
 
 CHOICES = {"device": DEVICES, "vector_dtype": ("float16", "float32"), "search.method": METHODS,
            "engine": ENGINES, "search.fusion": FUSIONS}
-RANGES = {"search.lexical_weight": (0.0, 1.0), "search.heading_boost": (0.0, 100.0)}
+RANGES = {"search.lexical_weight": (0.0, 1.0), "search.heading_boost": (0.0, 100.0),
+          "search.per_file_cap": (0, MAX_RESULTS)}
 TOP_KEYS = (*SCALARS, "storage_options", "hooks", "vaults", *SECTIONS)
 DEVICE_ENTRY = re.compile(r"(cpu|cuda|mps|xpu|npu)(:\d+)?")
 VAULT_KEYS = ("path", "include", "exclude", "kind", "gitignore")

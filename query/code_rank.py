@@ -1,34 +1,35 @@
 """Code ranking signals, applied to the fused scores of code chunks before top-k.
 
-* **Symbol definitions first.** An identifier-like query term (``parse_config``,
-  ``Index.open``, ``camelCase``, ``name()``, or a one-word query) that names a
-  chunk's symbol (or its last dotted part) puts that definition above every hit
-  that only mentions it. Definitions the pools missed are fetched by symbol.
+Every rule here multiplies a fused score; none places a hit by fiat, so a hit
+the signals scored 0 stays below every hit they scored above 0.
+
+* **Definitions named by the query count double.** An identifier-like query
+  term (``parse_config``, ``Index.open``, ``camelCase``, ``name()``, or a
+  one-word query) that names a chunk's symbol (or its last dotted part)
+  multiplies that definition's score by ``DEFINES``. Definitions the pools
+  missed are looked up by symbol and scored by the same signals
+  (``vq.query.search``), so they join the fusion, not the top.
 * **Tests, examples and vendored code below the implementation**, unless the
   query asks for them ("test", "example", "spec", ...): their score is
   multiplied by ``SECONDARY``.
-* **Per-file saturation, off.** With ``SATURATION`` below 1 the n-th chunk of one
-  file counts ``SATURATION**(n-1)`` of its score, so one long file does not fill
-  the top k. It is off (1.0): on the judged code set, when the right file is
-  found, the right chunk is often its second, which the factor pushed down
-  (docs/decisions.md#code-rank).
 
+Pieces of one definition collapse into one hit and a file's hits are capped
+(``search.per_file_cap``, when set) after these rules, in ``vq.query.collapse``.
 Only ``kind == "code"`` rows are touched: notes and docs rank as fused.
 ``SECONDARY`` is a fixed prior from semble's ranking, not fitted; switching it off
-ranked worse on that set. The symbol rule is a strict preference, not a weight,
-which that set could not judge (docs/decisions.md#code-rank).
+ranked worse on the judged code set. ``DEFINES`` is its mirror (x2 where that is
+x0.5), a prior too, which that set could not judge (docs/decisions.md#code-hits).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable
 
 from vq.core.store import sql_str
 
 SECONDARY = 0.5
-SATURATION = 1.0  # off: see the module doc; the measured prior was 0.7
+DEFINES = 2.0
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(\(\))?")
 _SECONDARY_PATH = re.compile(
     r"(^|/)(tests?|testing|spec|specs|__tests__|examples?|samples?|demos?|vendor|"
@@ -69,27 +70,20 @@ def secondary(path: str, query: str) -> bool:
 
 
 def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]) -> list[str]:
-    """Apply the rules to the code rows of a fused ranking (see the module doc)."""
-    seen: Counter[str] = Counter()
-    keyed = []
+    """Apply the rules to the code rows of a fused ranking (see the module doc); the
+    order that comes back follows the scores, ties by id."""
     for doc_id in order:
         row = rows[doc_id]
         if row.get("kind") != "code":
-            keyed.append((0, -row["_score"], doc_id))
             continue
         factor, notes = 1.0, {}
         if secondary(row["path"], query):
             factor *= SECONDARY
             notes["secondary"] = SECONDARY
-        seen[row["path"]] += 1
-        if SATURATION < 1.0 and seen[row["path"]] > 1:
-            factor *= SATURATION ** (seen[row["path"]] - 1)
-            notes["saturation"] = round(SATURATION ** (seen[row["path"]] - 1), 4)
+        if names(row.get("symbol"), terms):
+            factor *= DEFINES
+            notes["defines"] = DEFINES
         row["_score"] *= factor
-        defines = names(row.get("symbol"), terms)
-        if defines:
-            notes["defines"] = 1.0
         if notes:
             row["_signals"]["code"] = notes
-        keyed.append((-1 if defines else 0, -row["_score"], doc_id))
-    return [doc_id for _, _, doc_id in sorted(keyed)]
+    return sorted(order, key=lambda i: (-rows[i]["_score"], i))

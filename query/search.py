@@ -1,4 +1,4 @@
-"""Search the index: BM25 ‖ vectors → fusion → sections, code signals → [rerank] → hits.
+"""Search the index: BM25 ‖ vectors → fusion → code signals → one hit per place → [rerank] → hits.
 
 Plain Python, no click: the CLI, the MCP server and the benchmarks call
 ``search()``. It never takes the build lock and never imports the indexer.
@@ -19,7 +19,7 @@ from vq.core.errors import VqError
 from vq.core.indexes import HEADING_COLUMN as HEADING_FTS
 from vq.core.schema import SECTION_VECTOR
 from vq.core.settings import METHODS, Settings
-from vq.query import code_rank, fusion
+from vq.query import code_rank, collapse, fusion
 from vq.query.encoders import cross_encoder, query_encoder
 from vq.query.filters import Filters, combine, explain_empty, predicates
 from vq.query.service import client
@@ -128,11 +128,13 @@ def _search(settings: Settings, q: Query, index: store.Index | None) -> Result:
     if len(rankings) > 1:
         res.fusion = _fusion_label(settings, SECTIONS in rankings)
     ranked = _fuse(rankings, rows, settings, q)
-    ranked = _code_signals(index, q.text, where, ranked, rows)
-    ranked = fusion.one_per_section(ranked, {i: _section(rows[i]) for i in ranked})
+    ranked = _code_signals(q.text, ranked, rows)
+    ranked = collapse.one_per_place(ranked, rows)
+    ranked = collapse.cap_per_file(ranked, rows, settings.search.per_file_cap)
     if q.rerank:
         ranked = _rerank(settings, q, ranked, rows, res)
-    res.hits = [_hit(settings, rows[i], rank) for rank, i in enumerate(ranked[:q.limit], 1)]
+    shown = collapse.show_heads(index, ranked[:q.limit], rows, COLUMNS)
+    res.hits = [_hit(settings, rows[i], rank) for rank, i in enumerate(shown, 1)]
     if not res.hits and preds:
         res.empty_filter = explain_empty(index, preds)
     res.seconds = time.perf_counter() - started
@@ -148,27 +150,71 @@ def _pools(settings: Settings, q: Query, index: store.Index, where: str | None, 
     boost = settings.search.heading_boost
     lexical = None
     if q.method == "hybrid":
-        lexical = _background().submit(_lexical, index, q.text, where, pool, boost)
+        lexical = _background().submit(_lexical_pool, index, q.text, where, pool, boost)
     rankings: dict[str, list[str]] = {}
+    vector = None
     try:
         if q.method in ("hybrid", "dense"):
             vector = _query_vector(settings, index, q.text, res)
             if vector is not None:
-                rankings["dense"] = _collect(_dense(index, vector, where, pool), rows, "dense")
+                near = collapse.pooled(lambda n: _dense(index, vector, where, n), pool)
+                rankings["dense"] = _collect(near, rows, "dense")
                 if q.method == "hybrid" and store.has_sections(index):
-                    found = _dense(index, vector, where, SECTION_FETCH * pool, SECTION_VECTOR)
-                    rankings[SECTIONS] = _collect(found, rows, SECTIONS, _top_sections(pool))
+                    near = _dense(index, vector, where, SECTION_FETCH * pool, SECTION_VECTOR)
+                    rankings[SECTIONS] = _collect(near, rows, SECTIONS, _top_sections(pool))
     finally:
         found = lexical.result() if lexical is not None else None
     if q.method == "lexical" or "dense" not in rankings:
         res.method = "lexical"
     if res.method in ("hybrid", "lexical"):
         if found is None:
-            found = _lexical(index, q.text, where, pool, boost)
+            found = _lexical_pool(index, q.text, where, pool, boost)
         rankings["bm25"] = _collect(found, rows, "bm25")
+    _named_definitions(index, q.text, where, vector, boost, rankings, rows)
     if SECTIONS in rankings:
         rankings[SECTIONS] = _spread(rankings[SECTIONS], rows)
     return rankings
+
+
+def _lexical_pool(index: store.Index, text: str, where: str | None, pool: int,
+                  boost: float) -> list[dict]:
+    return collapse.pooled(lambda n: _lexical(index, text, where, n, boost), pool)
+
+
+def _named_definitions(index: store.Index, text: str, where: str | None, vector: Any,
+                       boost: float, rankings: dict[str, list[str]], rows: dict[str, dict]
+                       ) -> None:
+    """Definitions the query names by symbol (``code_rank.symbol_terms``) that the pools
+    missed join them, scored by the same BM25 and piece-vector searches restricted to
+    those symbols: they enter the fusion like any candidate, never above it."""
+    if not any(row.get("kind") == "code" for row in rows.values()):
+        return  # no code among the candidates: a notes/docs index, nothing to do
+    wanted = code_rank.symbol_filter(code_rank.symbol_terms(text))
+    if not wanted:
+        return
+    both = " AND ".join(f"({p})" for p in (where, wanted) if p)
+    if "bm25" in rankings:
+        found = _lexical(index, text, both, DEFINITIONS, boost)
+        rankings["bm25"] = _merge(rankings["bm25"], found, rows, "bm25")
+    if "dense" in rankings and vector is not None:
+        found = _dense(index, vector, both, DEFINITIONS)
+        rankings["dense"] = _merge(rankings["dense"], found, rows, "dense")
+
+
+def _merge(ranked: list[str], table: Any, rows: dict[str, dict], signal: str) -> list[str]:
+    """``ranked`` plus the rows of ``table`` it lacks, ranked again by the signal's score."""
+    fresh: dict[str, dict] = {}
+    _collect(table, fresh, signal)
+    for i, row in fresh.items():
+        if i not in rows:
+            rows[i] = row
+        else:
+            rows[i]["_signals"].setdefault(signal, row["_signals"][signal])
+    ids = list(dict.fromkeys([*ranked, *fresh]))
+    ids.sort(key=lambda i: (-rows[i]["_signals"][signal]["score"], i))
+    for rank, i in enumerate(ids, 1):
+        rows[i]["_signals"][signal]["rank"] = rank
+    return ids
 
 
 def _top_sections(pool: int) -> Any:
@@ -279,9 +325,10 @@ def _dense(index: store.Index, vector: Any, where: str | None, pool: int,
 
 def _collect(table: Any, rows: dict[str, dict], signal: str, keep: Any = None) -> list[str]:
     """Remember each row once; record this signal's rank and raw score on it.
-    ``keep`` narrows the ranked rows (``_top_sections``)."""
+    ``table``: an Arrow table or its rows; ``keep`` narrows the ranked rows
+    (``_top_sections``)."""
     ids = []
-    found = table.to_pylist()
+    found = table if isinstance(table, list) else table.to_pylist()
     for row in found:
         score = float(row.pop("_score")) if "_score" in row else 1.0 - float(row.pop("_distance"))
         row["_raw"] = score
@@ -349,32 +396,18 @@ def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weigh
 
 
 def _section(row: dict) -> tuple[str, ...]:
-    """Pieces of one split section share this key; code keeps every piece (a file's
-    chunks are each a candidate, see ``code_rank``)."""
+    """Pieces of one split section share this key (the section vector's signal); each
+    code chunk has a vector of its own, so it stands alone here."""
     if row.get("kind") == "code":
         return (row["id"],)
     return (row["vault"], row["path"], row["breadcrumb"])
 
 
-def _code_signals(index: store.Index, text: str, where: str | None, ranked: list[str],
-                  rows: dict[str, dict]) -> list[str]:
-    """Definitions named by the query first, tests/examples lower (``vq.query.code_rank``);
-    definitions the pools missed are fetched by symbol."""
-    if not any(row.get("kind") == "code" for row in rows.values()):
-        return ranked  # no code among the candidates: a notes/docs index, nothing to do
-    terms = code_rank.symbol_terms(text)
-    wanted = code_rank.symbol_filter(terms)
-    if wanted:
-        both = " AND ".join(f"({p})" for p in (where, wanted) if p)
-        found = (index.chunks.search().where(both)
-                 .select(COLUMNS).limit(DEFINITIONS).to_arrow().to_pylist())
-        for row in sorted(found, key=lambda r: r["id"]):
-            if row["id"] not in rows:
-                rows[row["id"]] = {**row, "_signals": {}, "_score": 0.0}
-                ranked.append(row["id"])
+def _code_signals(text: str, ranked: list[str], rows: dict[str, dict]) -> list[str]:
+    """Definitions named by the query up, tests/examples down (``vq.query.code_rank``)."""
     if not any(rows[i].get("kind") == "code" for i in ranked):
         return ranked
-    return code_rank.adjust(ranked, rows, text, terms)
+    return code_rank.adjust(ranked, rows, text, code_rank.symbol_terms(text))
 
 
 def _age_days(row: dict, now: float) -> float:

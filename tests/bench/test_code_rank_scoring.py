@@ -13,6 +13,7 @@ if str(REPO) not in sys.path:
 
 from bench import code_rank, code_score, report  # noqa: E402
 from vq.query import code_rank as rules  # noqa: E402
+from vq.query import collapse  # noqa: E402
 
 SOURCE = '''\
 import functools
@@ -78,15 +79,18 @@ def test_the_shipped_set_is_well_formed():
 
 
 def test_rules_off_switches_each_rule_and_restores_it():
-    shipped = rules.symbol_terms, rules.secondary, rules.SATURATION
+    shipped = rules.symbol_terms, rules.secondary, collapse.cap_per_file
+    rows = {i: {"kind": "code", "vault": "v", "path": "a.py", "_signals": {}} for i in "abc"}
     with code_rank.rules_off(code_rank.RULES):
         assert rules.symbol_terms("parse_config") == []
         assert not rules.secondary("tests/test_a.py", "parse")
-        assert rules.SATURATION == 1.0
-    with code_rank.rules_off(("secondary",), saturation=0.7):
+        assert collapse.cap_per_file(["a", "b", "c"], rows, 1) == ["a", "b", "c"]
+        assert "capped" not in rows["b"]["_signals"].get("code", {})
+    with code_rank.rules_off(("secondary",), cap=2):
         assert rules.symbol_terms("parse_config") == ["parse_config"]
-        assert rules.SATURATION == 0.7
-    assert (rules.symbol_terms, rules.secondary, rules.SATURATION) == shipped
+        assert collapse.cap_per_file(["a", "b", "c"], rows, 5) == ["a", "b", "c"]
+        assert rows["c"]["_signals"]["code"] == {"capped": 1.0}
+    assert (rules.symbol_terms, rules.secondary, collapse.cap_per_file) == shipped
 
 
 def test_report_shows_each_rules_delta_and_moved_queries():

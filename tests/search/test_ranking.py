@@ -118,7 +118,7 @@ def test_a_query_naming_a_symbol_ranks_its_definition_first(tmp_path, build):
     for method in ("lexical", "hybrid", "dense"):
         hits = search(settings, Query("parse_config", method=method)).hits
         assert (hits[0].path, hits[0].symbol) == ("app/config.py", "parse_config"), method
-        assert hits[0].signals["code"]["defines"] == 1.0
+        assert hits[0].signals["code"]["defines"] == code_rank.DEFINES
 
 
 def test_tests_rank_below_the_implementation_unless_asked_for(tmp_path, build, monkeypatch):

@@ -1,0 +1,186 @@
+"""Where the first relevant hit is lost: every dev set through vq's own search, query by query.
+
+Each dev set (the Docker eval set, the Node.js API and contributor sets, the
+jsonschema code set, and any Markdown or code set ``bench/devsets`` adds with a
+``corpus.json``) is built once in ``--work`` with ``vq build`` and reused: a
+later run rebuilds nothing that has not changed. Every variant then runs each
+query through ``vq.query.search.search`` in this process (the whole pipeline:
+fusion, one piece per section, code signals), and the rank of its first
+relevant hit is kept, so a variant is judged by the shared metrics and a lost
+first hit can be read query by query (``--misses``).
+
+A variant is a name and a context manager that switches one thing on search;
+``VARIANTS`` is the whole list, and each is judged against ``baseline`` by
+``bench.fusion.ship`` (the rule: mean nDCG@10 over the sets up by ``--gain``, no
+set's metric down by more than 0.005). Nothing is fitted per query.
+
+    python -m bench.first_hit --work DIR [--variants a,b] [--misses] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from bench import code_rank, code_score, fusion, quality
+from bench.common import eval_dir, log, prepare_env, save_json, scratch, settings_for
+
+Variant = Callable[[Any], Any]  # settings -> a context manager yielding the settings to use
+METRICS = ("recall@10", "mrr@10", "ndcg@10")
+
+
+@contextlib.contextmanager
+def as_shipped(settings: Any) -> Iterator[Any]:
+    yield settings
+
+
+def _with_search(**keys: Any) -> Variant:
+    import dataclasses
+
+    @contextlib.contextmanager
+    def switch(settings: Any) -> Iterator[Any]:
+        yield dataclasses.replace(settings, search=dataclasses.replace(settings.search, **keys))
+    return switch
+
+
+VARIANTS: dict[str, Variant] = {"baseline": as_shipped}
+
+
+def corpora(work: Path) -> list[quality.Corpus]:
+    """The dev sets this machine has, docs first, then code."""
+    found = [quality.docker_corpus(), quality.devset_corpus(work),
+             quality.contributing_corpus(work), code_rank.code_corpus(work)]
+    found += [_listed(work, d) for d in sorted(quality.DEVSETS.iterdir())
+              if (d / "corpus.json").is_file()]
+    return [c for c in found if c is not None]
+
+
+def _listed(work: Path, devset: Path) -> quality.Corpus | None:
+    """A dev set that says where its corpus is (``corpus.json``: source, kind, include)."""
+    spec = json.loads((devset / "corpus.json").read_text(encoding="utf-8"))
+    source = Path(spec["source"])
+    if not source.is_dir():
+        log(f"{devset.name}: no corpus at {source}: skipped")
+        return None
+    return quality.Corpus(devset.name, source, devset / "queries.jsonl", devset.name,
+                          kind=spec.get("kind", "docs"),
+                          include=tuple(spec.get("include", ["*.md"])))
+
+
+def _docs_scorer() -> Any:
+    spec = importlib.util.spec_from_file_location("eval_score", eval_dir() / "score.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Judge:
+    """First relevant rank of a query's hits, by score.py (sections) or code_score (defs)."""
+
+    def __init__(self, corpus: quality.Corpus) -> None:
+        self.code = corpus.kind == "code" and "symbol" in corpus.queries.read_text().split(
+            "\n", 1)[0]
+        self.root = corpus.root
+        if self.code:
+            queries, problems = code_score.load_queries(corpus.root, corpus.queries)
+            self.queries = {q["id"]: q for q in queries}
+        else:
+            self.scorer = _docs_scorer()
+            self.corpus = self.scorer.Corpus(str(corpus.root))
+            self.queries, problems, _ = self.scorer.load_queries(str(corpus.queries),
+                                                                 self.corpus)
+        if problems:
+            raise RuntimeError(f"{corpus.name}: judgements do not resolve: {problems[:3]}")
+
+    def rank(self, qid: str, hits: list[Any]) -> int | None:
+        q = self.queries[qid]
+        if self.code:
+            found = [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line}
+                     for h in hits]
+            return code_score.first_relevant_rank(q, found, self.root)
+        return self.scorer.first_relevant_rank(
+            q, [(h.path, h.start_line, h.end_line) for h in hits[:10]], self.corpus)
+
+
+def run_variant(config: Path, judge: Judge, variant: Variant) -> dict[str, Any]:
+    from vq.core.store import open_for
+    from vq.query.search import Query, search
+
+    base = settings_for(config)
+    index = open_for(base)
+    ranks: dict[str, int | None] = {}
+    firsts: dict[str, str] = {}
+    with variant(base) as settings:
+        for qid, q in judge.queries.items():
+            hits = search(settings, Query(q["q"], "hybrid", limit=10), index).hits
+            ranks[qid] = judge.rank(qid, hits)
+            firsts[qid] = f"{hits[0].path}:{hits[0].start_line}" if hits else ""
+    return {**code_score.summarise(list(ranks.values())), "ranks": ranks, "firsts": firsts}
+
+
+def measure(work: Path, names: list[str]) -> dict[str, dict[str, dict]]:
+    scores: dict[str, dict[str, dict]] = {}
+    for corpus in corpora(work):
+        config, _, _ = quality._build(corpus, work / corpus.name)
+        judge = Judge(corpus)
+        scores[corpus.name] = {}
+        for name in names:
+            log(f"{corpus.name}: {name}")
+            scores[corpus.name][name] = run_variant(config, judge, VARIANTS[name])
+    return scores
+
+
+def misses(scores: dict[str, dict[str, dict]], name: str, work: Path) -> str:
+    """Every query whose first relevant hit is not at rank 1, with what ranked first."""
+    lines = []
+    for corpus in corpora(work):
+        per = scores.get(corpus.name, {}).get(name)
+        if per is None:
+            continue
+        queries = {q["id"]: q for q in quality.read_queries(corpus.queries)}
+        for qid, rank in per["ranks"].items():
+            if rank != 1:
+                q = queries[qid]
+                want = q.get("heading") or q.get("symbol")
+                lines.append(f"{corpus.name} {qid} rank={rank} [{q['style']}] {q['q']!r} -> "
+                             f"want {q['path']} {want!r}; first {per['firsts'][qid]}")
+    return "\n".join(lines)
+
+
+def render(scores: dict[str, dict[str, dict]], names: list[str]) -> str:
+    slim = {s: {n: {m: round(v[n][m], 4) for m in METRICS} for n in names}
+            for s, v in scores.items()}
+    return fusion.render_rows(slim, names)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--work", type=Path, help="scratch folder with (or for) the built sets")
+    ap.add_argument("--variants", default="", help="comma-separated names of VARIANTS")
+    ap.add_argument("--gain", type=float, default=0.005, help="the ship rule's nDCG@10 gain")
+    ap.add_argument("--misses", action="store_true", help="list the baseline's lost first hits")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    args = ap.parse_args(argv)
+    prepare_env()
+    work = scratch(args.work, "first-hit")
+    names = ["baseline", *[n for n in args.variants.split(",") if n and n != "baseline"]]
+    scores = measure(work, names)
+    choice = fusion.ship(scores, names, gain=args.gain)
+    print(render(scores, names))
+    print(json.dumps(choice))
+    if args.misses:
+        print(misses(scores, "baseline", work))
+    if args.json:
+        save_json(args.json, {"scores": scores, "choice": choice})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

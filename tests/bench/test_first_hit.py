@@ -1,0 +1,52 @@
+"""bench.first_hit's judge on tiny inputs: a docs hit counts by its section (the shared
+score.py), a code hit by the target's def line (bench.code_score)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench import first_hit, quality  # noqa: E402
+from bench.common import eval_dir  # noqa: E402
+
+
+def hit(path, start, end):
+    return SimpleNamespace(path=path, start_line=start, end_line=end)
+
+
+def write(root: Path, files: dict[str, str], query: dict) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    queries = root.parent / "queries.jsonl"
+    queries.write_text(json.dumps(query) + "\n", encoding="utf-8")
+    return queries
+
+
+@pytest.mark.skipif(not (eval_dir() / "score.py").is_file(), reason="no shared score.py")
+def test_a_docs_hit_counts_when_it_overlaps_the_target_section(tmp_path):
+    root = tmp_path / "corpus"
+    queries = write(root, {"a.md": "# A\n\n## Install\n\ntext\n\n## Use\n\nmore\n"},
+                    {"id": "q1", "q": "install", "path": "a.md", "heading": "Install",
+                     "style": "keyword"})
+    judge = first_hit.Judge(quality.Corpus("d", root, queries, "d"))
+    assert judge.rank("q1", [hit("a.md", 7, 9), hit("a.md", 3, 4)]) == 2
+    assert judge.rank("q1", [hit("b.md", 3, 4)]) is None
+
+
+def test_a_code_hit_counts_only_when_it_holds_the_def_line(tmp_path):
+    root = tmp_path / "corpus"
+    source = "import os\n\n\ndef f(x):\n    y = x\n    return y\n"
+    queries = write(root, {"pkg/mod.py": source},
+                    {"id": "c1", "q": "f", "path": "pkg/mod.py", "symbol": "f",
+                     "style": "symbol"})
+    judge = first_hit.Judge(quality.Corpus("c", root, queries, "c", kind="code"))
+    assert judge.rank("c1", [hit("pkg/mod.py", 5, 6), hit("pkg/mod.py", 4, 6)]) == 2

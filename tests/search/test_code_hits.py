@@ -1,0 +1,143 @@
+"""Code results read like a code search tool's, on a real index with the real model:
+a named definition first, one hit per definition, a per-file cap, no hit by fiat."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.conftest import write_config, write_tree
+from vq.core.settings import load_settings
+from vq.query.search import Query, search
+
+pytestmark = pytest.mark.model
+
+LONG_LINES = 2000
+
+
+def long_function() -> str:
+    """A 2,000-line function: every piece of it carries its name in the embed header."""
+    body = "".join(f"    obj = encode_part(obj, {n})\n" for n in range(LONG_LINES))
+    return ('"""Encoders."""\n\n\ndef jsonable_encoder(obj):\n'
+            '    """Turn any object into something json.dumps accepts."""\n'
+            f"{body}    return obj\n")
+
+
+def docstring_heavy() -> str:
+    """A function that is mostly docstring about path parameters, in many pieces."""
+    paragraphs = "\n\n".join(
+        f"    Path parameter option {n}: declares how the path parameters of a route are\n"
+        f"    read, documented and shown in the OpenAPI schema for path parameters."
+        for n in range(60))
+    return f'def Path(default=None):\n    """\n{paragraphs}\n    """\n    return default\n'
+
+
+CODE = {
+    "pkg/encoders.py": long_function(),
+    "pkg/param_functions.py": docstring_heavy(),
+    "pkg/routing.py": '''
+        from pkg.encoders import jsonable_encoder
+
+
+        def serialize_response(content):
+            # every response body goes through jsonable_encoder first
+            return jsonable_encoder(content)
+
+
+        def render_error(exc):
+            return jsonable_encoder({"detail": str(exc)})
+        ''',
+    "pkg/params.py": '''
+        def validate_path_params(values, declared):
+            """Check each path parameter against its declared type."""
+            errors = []
+            for name, kind in declared.items():
+                if not isinstance(values.get(name), kind):
+                    errors.append(name)
+            return errors
+        ''',
+}
+
+
+def make(tmp_path, files, **search_keys):
+    root = tmp_path / "code"
+    write_tree(root, files)
+    return load_settings(str(write_config(tmp_path / "vq.yaml", {
+        "index_dir": str(tmp_path / "index"),
+        "vaults": {"v": {"path": str(root), "kind": "code"}},
+        **({"search": search_keys} if search_keys else {})})))
+
+
+def with_search(settings, **keys):
+    return dataclasses.replace(settings, search=dataclasses.replace(settings.search, **keys))
+
+
+def test_a_2000_line_function_is_one_hit_shown_from_its_def_line(tmp_path, build):
+    """Every piece of the function matches its name (the embed header carries it): the
+    definition is still one hit, the chunk holding its ``def`` line, ranked first."""
+    settings = make(tmp_path, CODE)
+    assert build(settings).outcome == "ok"
+    for method in ("lexical", "hybrid", "dense"):
+        hits = search(settings, Query("jsonable_encoder", method=method, limit=25)).hits
+        first = hits[0]
+        assert (first.path, first.symbol) == ("pkg/encoders.py", "jsonable_encoder"), method
+        assert first.start_line <= 4 <= first.end_line, method  # the def line
+        assert first.signals["code"]["defines"] > 1
+        assert [h.symbol for h in hits].count("jsonable_encoder") == 1, method
+        assert {"serialize_response", "render_error"} <= {h.symbol for h in hits}, method
+    # a behaviour question reaches the body that does it past the docstring's pieces
+    hits = search(settings, Query("where are path parameters validated", limit=5)).hits
+    assert [h.symbol for h in hits].count("Path") == 1
+    assert "validate_path_params" in [h.symbol for h in hits[:3]]
+    # the hit shows the head; the piece that matched best is named beside it
+    piece = search(settings, Query("encode_part obj 1500", method="lexical")).hits[0]
+    assert piece.start_line <= 4 <= piece.end_line
+    assert piece.signals["piece"]["start_line"] > 1000
+
+
+def test_ranks_follow_the_fused_scores_no_hit_by_fiat(tmp_path, build):
+    """``OAuth2`` reads as a symbol; its class is found by name and must rank by its
+    score, not above the docs section that answers the question."""
+    files = {
+        "security/oauth2.py": '''
+            class OAuth2:
+                """Base class for the security schemes."""
+
+                def __init__(self, flows):
+                    self.flows = flows
+            ''',
+        "docs/tutorial.py": '''
+            def password_flow_with_jwt_tokens(form):
+                """OAuth2 password flow with JWT tokens: check the password, then
+                issue a signed JWT access token for the user."""
+                user = authenticate(form.username, form.password)
+                return create_jwt_token(user)
+            ''',
+    }
+    settings = make(tmp_path, files)
+    assert build(settings).outcome == "ok"
+    for method in ("lexical", "hybrid", "dense"):
+        hits = search(settings, Query("OAuth2 password flow with JWT tokens",
+                                      method=method)).hits
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True), method
+        if method != "dense":  # one raw cosine, doubled for the class, may lead alone
+            assert hits[0].path == "docs/tutorial.py", method
+
+
+def test_a_files_code_hits_are_capped_when_other_files_have_some(tmp_path, build):
+    many = "".join(f"def retry_request_{n}(url):\n    return retry_request(url, {n})\n\n\n"
+                   for n in range(8))
+    others = {f"pkg/other_{n}.py": f"def retry_again_{n}(url):\n    return retry_request(url)\n"
+              for n in range(4)}
+    settings = make(tmp_path, {"pkg/many.py": many, **others}, per_file_cap=3)
+    assert build(settings).outcome == "ok"
+    hits = search(settings, Query("retry_request url", method="hybrid")).hits
+    assert [h.path for h in hits[:7]].count("pkg/many.py") == 3
+    assert [h.path for h in hits].count("pkg/many.py") == 6  # the rest follow, in order
+    assert hits[7].signals["code"]["capped"] == 1.0
+    uncapped = search(with_search(settings, per_file_cap=0),
+                      Query("retry_request url", method="hybrid")).hits
+    assert [h.score for h in uncapped] == sorted((h.score for h in uncapped), reverse=True)
+    assert not any("capped" in h.signals.get("code", {}) for h in uncapped)
