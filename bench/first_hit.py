@@ -1,12 +1,11 @@
 """Where the first relevant hit is lost: every dev set through vq's own search, query by query.
 
 Each dev set (the Docker eval set, the Node.js API and contributor sets, the
-jsonschema code set, and any Markdown or code set ``bench/devsets`` adds with a
-``corpus.json``) is built once in ``--work`` with ``vq build`` and reused: a
-later run rebuilds nothing that has not changed. Every variant then runs each
-query through ``vq.query.search.search`` in this process (the whole pipeline:
-fusion, one piece per section, code signals), and the rank of its first
-relevant hit is kept, so a variant is judged by the shared metrics and a lost
+jsonschema code set, the decision records) is built once in ``--work`` with
+``vq build`` and reused: a later run rebuilds nothing that has not changed.
+Every variant then runs each query through ``vq.query.search.search`` in this
+process (the whole pipeline: fusion, one hit per place, code signals), and the
+rank of its first relevant hit is kept, so a variant is judged by the shared metrics and a lost
 first hit can be read query by query (``--misses``).
 
 A variant is a name and a context manager that switches one thing on search;
@@ -14,7 +13,7 @@ A variant is a name and a context manager that switches one thing on search;
 ``bench.fusion.ship`` (the rule: mean nDCG@10 over the sets up by ``--gain``, no
 set's metric down by more than 0.005). Nothing is fitted per query.
 
-    python -m bench.first_hit --work DIR [--variants a,b] [--misses] [--json OUT]
+    python -m bench.first_hit --work DIR [--sets a,b] [--variants a,b] [--misses] [--json OUT]
 """
 
 from __future__ import annotations
@@ -52,25 +51,20 @@ def _with_search(**keys: Any) -> Variant:
 VARIANTS: dict[str, Variant] = {"baseline": as_shipped}
 
 
-def corpora(work: Path) -> list[quality.Corpus]:
-    """The dev sets this machine has, docs first, then code."""
-    found = [quality.docker_corpus(), quality.devset_corpus(work),
-             quality.contributing_corpus(work), code_rank.code_corpus(work)]
-    found += [_listed(work, d) for d in sorted(quality.DEVSETS.iterdir())
-              if (d / "corpus.json").is_file()]
+SETS: dict[str, Callable[[Path], quality.Corpus | None]] = {
+    "docker": lambda work: quality.docker_corpus(),
+    "nodejs-dev": quality.devset_corpus,
+    "nodejs-contributing": quality.contributing_corpus,
+    "jsonschema": code_rank.code_corpus,
+    "adr": quality.adr_corpus,
+}  # httpx is left out: its docs and code halves need two judges and a weighted mean
+
+
+def corpora(work: Path, sets: list[str] | None = None) -> list[quality.Corpus]:
+    """The dev sets this machine has (or those named), each copied into ``work`` only
+    when asked for, so a set another process is building is never touched."""
+    found = [SETS[name](work) for name in SETS if not sets or name in sets]
     return [c for c in found if c is not None]
-
-
-def _listed(work: Path, devset: Path) -> quality.Corpus | None:
-    """A dev set that says where its corpus is (``corpus.json``: source, kind, include)."""
-    spec = json.loads((devset / "corpus.json").read_text(encoding="utf-8"))
-    source = Path(spec["source"])
-    if not source.is_dir():
-        log(f"{devset.name}: no corpus at {source}: skipped")
-        return None
-    return quality.Corpus(devset.name, source, devset / "queries.jsonl", devset.name,
-                          kind=spec.get("kind", "docs"),
-                          include=tuple(spec.get("include", ["*.md"])))
 
 
 def _docs_scorer() -> Any:
@@ -125,9 +119,10 @@ def run_variant(config: Path, judge: Judge, variant: Variant) -> dict[str, Any]:
     return {**code_score.summarise(list(ranks.values())), "ranks": ranks, "firsts": firsts}
 
 
-def measure(work: Path, names: list[str]) -> dict[str, dict[str, dict]]:
+def measure(work: Path, names: list[str], sets: list[str] | None = None
+            ) -> dict[str, dict[str, dict]]:
     scores: dict[str, dict[str, dict]] = {}
-    for corpus in corpora(work):
+    for corpus in corpora(work, sets):
         config, _, _ = quality._build(corpus, work / corpus.name)
         judge = Judge(corpus)
         scores[corpus.name] = {}
@@ -140,7 +135,7 @@ def measure(work: Path, names: list[str]) -> dict[str, dict[str, dict]]:
 def misses(scores: dict[str, dict[str, dict]], name: str, work: Path) -> str:
     """Every query whose first relevant hit is not at rank 1, with what ranked first."""
     lines = []
-    for corpus in corpora(work):
+    for corpus in corpora(work, list(scores)):
         per = scores.get(corpus.name, {}).get(name)
         if per is None:
             continue
@@ -164,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", type=Path, help="scratch folder with (or for) the built sets")
     ap.add_argument("--variants", default="", help="comma-separated names of VARIANTS")
+    ap.add_argument("--sets", default="", help="comma-separated set names (default: all)")
     ap.add_argument("--gain", type=float, default=0.005, help="the ship rule's nDCG@10 gain")
     ap.add_argument("--misses", action="store_true", help="list the baseline's lost first hits")
     ap.add_argument("--json", type=Path, help="also write the results here")
@@ -171,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     prepare_env()
     work = scratch(args.work, "first-hit")
     names = ["baseline", *[n for n in args.variants.split(",") if n and n != "baseline"]]
-    scores = measure(work, names)
+    scores = measure(work, names, [s for s in args.sets.split(",") if s])
     choice = fusion.ship(scores, names, gain=args.gain)
     print(render(scores, names))
     print(json.dumps(choice))
