@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -153,6 +154,22 @@ def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
         return _discover(vaults, max_file_bytes, hooked, own, cache)
 
 
+def planted_root(vault: Vault, out: Discovery) -> bool:
+    """True (and a problem reported) when the vault root is a symlink another user owns:
+    whoever can write the folder above a shared vault could point it at your home, and
+    the walk would index what it leads to (issue 37). Its rows stay, as for a missing root."""
+    try:
+        st = os.lstat(vault.path)
+    except OSError:
+        return False
+    if not stat.S_ISLNK(st.st_mode) or st.st_uid in (os.geteuid(), 0):
+        return False
+    out.problems.append(Problem(vault.id, ".", f"the vault root {vault.path} is a symlink "
+                                f"owned by another user (uid {st.st_uid}); not followed: "
+                                "point the vault at the real folder, or remove the link"))
+    return True
+
+
 def _discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
               hooked: frozenset[str], own: frozenset[str], cache: WalkCache | None
               ) -> Discovery:
@@ -160,7 +177,7 @@ def _discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
     same = cache is not None and bool(vaults)
     for vault in vaults:
         root = vault.path
-        if not root.is_dir():
+        if not root.is_dir() or planted_root(vault, out):
             out.missing_roots.append(vault.id)
             same = False
             continue

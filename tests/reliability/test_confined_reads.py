@@ -104,6 +104,22 @@ def test_a_vault_root_swapped_for_a_symlink_is_refused(tmp_path, shared, monkeyp
     assert SECRET not in indexed_text(tmp_path)
 
 
+def test_a_vault_root_that_another_user_made_a_symlink_is_not_followed(tmp_path, shared):
+    """Swapped before the walk: the link itself belongs to the attacker."""
+    if os.geteuid() != 0:
+        pytest.skip("the link must belong to another uid: lchown needs root")
+    root, secret, cfg = shared
+    root.rename(tmp_path / "shared.bak")
+    root.symlink_to(secret.parent)
+    os.lchown(root, 65534, -1)  # nobody
+    summary = locked_build(load_settings(str(cfg)))
+    assert summary.missing_roots == ["v"]
+    assert [(p["path"], "owned by another user" in p["reason"])
+            for p in summary.problems] == [(".", True)]
+    assert not (tmp_path / "index" / "chunks.lance").exists() or \
+        SECRET not in indexed_text(tmp_path)
+
+
 def test_a_fifo_swapped_in_after_the_walk_is_one_files_error_not_a_hang(
         tmp_path, shared, monkeypatch):
     root, _, cfg = shared
