@@ -34,7 +34,7 @@ def runtime_dir(create: bool = True) -> Path:
     """The per-user socket folder, checked (and made 0700 when ``create`` and absent).
 
     ``$XDG_RUNTIME_DIR/vq`` when that folder is this user's own and short enough
-    for a socket path, else ``$TMPDIR/vq-UID``, else ``/tmp/vq-UID`` (issue 37: an
+    for a socket path, else ``$TMPDIR/vq-UID``, else ``/tmp/vq-UID`` (an
     ``XDG_RUNTIME_DIR`` inherited through ``su`` without ``-`` belongs to someone
     else and made every search exit 2; one too long made `vq serve` crash). Client
     and service compute the same answer from the same environment."""

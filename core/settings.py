@@ -191,7 +191,7 @@ class Settings:
     engine: str = "local"
     ray: RaySettings = RaySettings()
     serve: ServeSettings = ServeSettings()
-    # issue 38: `vq serve` and `vq schedule` watch the vaults (`vq watch` always does);
+    # `vq serve` and `vq schedule` watch the vaults (`vq watch` always does);
     # a batch is indexed once no event came for watch_debounce_seconds (docs/live.md)
     watch: bool = True
     watch_debounce_seconds: float = 1.0

@@ -3,7 +3,7 @@
 A rebuild writes its tables in ``STAGE_DIR`` and, once done, moves them over
 the old ones, one rename per table. A kill between two renames used to leave
 no index at all (the old table moved aside, the new one not yet in place), and
-a search in that window got "no index" (issue 37). Now:
+a search in that window got "no index". Now:
 
 1. the swapper takes ``SWAP_LOCK`` (an ``flock``: the kernel drops it if the
    swapper dies) and writes ``JOURNAL`` before the first rename;

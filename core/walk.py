@@ -157,7 +157,7 @@ def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
 def planted_root(vault: Vault, out: Discovery) -> bool:
     """True (and a problem reported) when the vault root is a symlink another user owns:
     whoever can write the folder above a shared vault could point it at your home, and
-    the walk would index what it leads to (issue 37). Its rows stay, as for a missing root."""
+    the walk would index what it leads to. Its rows stay, as for a missing root."""
     try:
         st = os.lstat(vault.path)
     except OSError:

@@ -92,7 +92,7 @@ def search(settings: Settings, q: Query, index: store.Index | None = None) -> Re
 
     A data file that vanished under the query (a build's cleanup removed the version
     it was reading: ``maintenance.cleanup_grace_minutes: 0``) is read once more on
-    the latest version, not reported as a damaged index (issue 37)."""
+    the latest version, not reported as a damaged index."""
     try:
         return _search(settings, q, index)
     except Exception as exc:

@@ -125,3 +125,25 @@ def test_every_vault_key_is_in_the_example_config(example):
     shown = set().union(*(set(v) for v in example["vaults"].values()))
     missing = sorted(field_names(settings_module.Vault) - NOT_VAULT_KEYS - shown)
     assert not missing, f"no vault in config.example.yaml shows the keys {missing}"
+
+
+PRODUCT = ("core", "indexer", "jobs", "query", "vq")
+# what belongs in docs/decisions.md or git history, not in the product's code
+HISTORY = re.compile(r"\bissue\s*#?\d+|bench/results/|\b(?:ndcg|mrr|recall)@\d+", re.I)
+
+
+def test_product_code_points_to_the_ledger_not_to_issues_or_results():
+    """Comments say why; the measurements behind a choice live in docs/decisions.md
+    (cite ``docs/decisions.md#<entry>``), and which issue asked for it lives in git."""
+    found = [f"{path.relative_to(REPO)}:{n}: {line.strip()}"
+             for top in PRODUCT for path in sorted((REPO / top).rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if HISTORY.search(line)]
+    assert not found, "cite docs/decisions.md instead:\n" + "\n".join(found)
+
+
+def test_the_history_pattern_catches_what_it_is_for():
+    assert all(HISTORY.search(s) for s in ("(issue 37)", "Issue #12", "nDCG@10 0.91",
+                                           "bench/results/2026-12-05.md", "recall@100"))
+    assert not any(HISTORY.search(s) for s in ("docs/decisions.md#section-vectors",
+                                               "an issue with the lock", "tissue 3"))

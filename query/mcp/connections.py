@@ -2,8 +2,8 @@
 
 The bearer token is checked per request, so a client that opens connections and
 sends nothing (or a header a byte at a time) was never checked at all: a
-pre-auth flood exhausted the server's file descriptors and took it down
-(issue 37). ``guarded_protocol`` wraps uvicorn's HTTP protocol so that
+pre-auth flood exhausted the server's file descriptors and took it down.
+``guarded_protocol`` wraps uvicorn's HTTP protocol so that
 
 * a connection past ``per_peer`` from one address, or past ``total`` in all, is
   aborted the moment it is accepted: its descriptor is closed at once, and the

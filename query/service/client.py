@@ -8,7 +8,7 @@ Everything fails soft: no socket, a stale one, a busy or wedged service, an
 answer for other settings: ``None``, and the caller does the work in-process.
 A service that does not answer (stopped with SIGSTOP, wedged) costs one
 deadline per process, not one per request, and none when its process is seen
-stopped: a search used to wait two 20 s deadlines (issue 37).
+stopped: a search used to wait two 20 s deadlines.
 A full listen queue (EAGAIN) or a refused connect while the service is alive
 (it holds its lock) is retried until the deadline; a refused connect with
 nobody holding the lock means the socket is stale, and it is removed.
