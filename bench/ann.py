@@ -103,8 +103,10 @@ def table(work: Path, data: np.ndarray, name: str) -> Any:
 def measure(tbl: Any, queries: np.ndarray) -> list[dict]:
     exact = [set(tbl.search(q).distance_type("cosine").bypass_vector_index().limit(10)
                  .select(["id"]).to_arrow()["id"].to_pylist()) for q in queries]
-    seconds, _ = timed(lambda: tbl.create_index(metric="cosine", vector_column_name="vector",
-                                                index_type="IVF_HNSW_SQ", replace=True))
+    from lancedb.index import HnswSq  # IVF_HNSW_SQ, as the build makes it
+
+    seconds, _ = timed(lambda: tbl.create_index("vector", config=HnswSq(distance_type="cosine"),
+                                                replace=True))
     out = [{"index_seconds": round(seconds, 1)}]
     for nprobes in NPROBES:
         for refine in REFINES:

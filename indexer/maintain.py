@@ -28,7 +28,7 @@ from vq.core.store import Index
 def ensure_indexes(index: Index, settings: Settings) -> list[str]:
     """Create the FTS index (never on an empty table), rebuild it when an older vq made it
     with other tokenizer options, and past a size create the vector index."""
-    from lancedb.index import FTS
+    from lancedb.index import FTS, HnswSq
 
     created = []
     rows = index.chunks.count_rows()
@@ -44,8 +44,8 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
     min_rows = settings.maintenance.vector_index_min_rows
     for column, name in vector_columns(index):
         if min_rows and rows >= min_rows and name not in found:
-            index.chunks.create_index(metric="cosine", vector_column_name=column,
-                                      index_type="IVF_HNSW_SQ", replace=True, name=name)
+            index.chunks.create_index(column, config=HnswSq(distance_type="cosine"),
+                                      replace=True, name=name)  # IVF_HNSW_SQ
             created.append(column)
     return created
 
