@@ -32,7 +32,7 @@ test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 test-fast: install
-	$(BIN)/python -m pytest -q -m "not model and not slow"
+	$(BIN)/python -m pytest -q -m "not model and not slow and not ray"
 
 # ruff, then the layering contracts (import-linter) and types (mypy) on the installed
 # layout: a tree of links that puts core/ indexer/ query/ jobs/ beneath vq/, as the

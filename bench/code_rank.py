@@ -109,14 +109,15 @@ def search_all(config: Path, method: str, queries: list[dict]) -> tuple[list[dic
     """Every query's top 10 as score files want them, and the median ms per query."""
     from vq.core.store import open_for
     from vq.query.search import Query, search
+    from vq.query.sources import LanceSources
 
     settings = settings_for(config)
-    index = open_for(settings)
-    search(settings, Query(queries[0]["q"], method), index)  # warm: the model loads once
+    sources = LanceSources(open_for(settings))
+    search(settings, Query(queries[0]["q"], method), sources)  # warm: the model loads once
     results, seconds = [], []
     for q in queries:
         start = time.perf_counter()
-        hits = search(settings, Query(q["q"], method, limit=10), index).hits
+        hits = search(settings, Query(q["q"], method, limit=10), sources).hits
         seconds.append(time.perf_counter() - start)
         results.append({"id": q["id"], "hits": [
             {"path": h.path, "start_line": h.start_line, "end_line": h.end_line} for h in hits]})

@@ -98,13 +98,14 @@ def measure(settings: Any, index: Any, queries: list[str], methods=METHODS) -> d
     """p50/p95 per method through ``search``; methods take turns on each query, so a burst
     of load from elsewhere hits them alike. Every query runs once untimed first."""
     from vq.query.search import Query, search
+    from vq.query.sources import LanceSources
 
     samples: dict[str, list[float]] = {m: [] for m in methods}
     for timed_pass in (False, True):
         for q in queries:
             for m in methods:
                 seconds, _ = timed(lambda q=q, m=m: search(settings, Query(q, m, 10),
-                                                           index=index))
+                                                           LanceSources(index)))
                 if timed_pass:
                     samples[m].append(seconds)
     return {m: latency_ms(v) for m, v in samples.items()}

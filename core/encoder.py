@@ -249,6 +249,16 @@ def quiet_hub() -> None:
 _LOADED: dict[tuple, Any] = {}
 
 
+def new_encoder(name: str, device: str = "auto", batch_size: int = 64,
+                devices: Sequence[str] | None = None, processes: int = 1) -> Any:
+    """The one factory of encoders, for builds, searches and the service alike: the test
+    encoder for ``vq-test/...`` names (only with VQ_TEST_MODELS=1, never torch), else a
+    sentence-transformers ``Encoder``. Callers that want one per process use ``shared_model``."""
+    if is_test_model(name):
+        return HashEncoder(name, batch_size)
+    return Encoder(name, device, batch_size, devices, processes)
+
+
 def shared_model(kind: str, name: str, device: str, batch_size: int = 64,
                  devices: Sequence[str] | None = None, processes: int = 1) -> Any:
     """One loaded model per process and (kind, name, device): warm reuse for long-lived
@@ -258,15 +268,15 @@ def shared_model(kind: str, name: str, device: str, batch_size: int = 64,
     ``devices``/``processes`` (settings ``devices``, ``encode_processes``) ask a
     build's encoder for a multi-process pool; query callers leave them out.
     """
-    if is_test_model(name):  # vq-test/hash-384: only with VQ_TEST_MODELS=1, never torch
+    if is_test_model(name):
         if kind != "encoder":
             raise ModelLoadError(name, "test models only encode; they cannot rerank")
-        return HashEncoder(name, batch_size)
+        return new_encoder(name, device, batch_size)
     pool = (tuple(devices or ()), processes) if kind == "encoder" else ((), 1)
     key: tuple = (kind, name, device) if pool == ((), 1) else (kind, name, device, *pool)
     if key not in _LOADED:
         if kind == "encoder":
-            _LOADED[key] = Encoder(name, device, batch_size, devices, processes)
+            _LOADED[key] = new_encoder(name, device, batch_size, devices, processes)
         else:
             _LOADED[key] = load_sentence_transformer(name, resolve_device(device), "CrossEncoder")
     model = _LOADED[key]

@@ -62,10 +62,10 @@ class Worker:
             import torch
 
             torch.set_num_threads(threads)
-        from vq.core.encoder import Encoder
+        from vq.core.encoder import new_encoder
 
         self.settings, self.rebuild = settings, rebuild
-        self.encoder = Encoder(settings.model, device, settings.batch_size)
+        self.encoder = new_encoder(settings.model, device, settings.batch_size)
         self.chunker = FileChunker(settings, limits_for(settings))
         self.fit = fitter(settings.model)
         self.kinds = {v.id: v.kind for v in settings.vaults}

@@ -94,14 +94,13 @@ def cap_per_file(order: Sequence[str], rows: dict[str, dict], cap: int) -> list[
     return kept + moved
 
 
-def show_heads(index: Any, shown: Sequence[str], rows: dict[str, dict],
-               columns: Sequence[str]) -> list[str]:
+def show_heads(sources: Any, shown: Sequence[str], rows: dict[str, dict]) -> list[str]:
     """``shown`` with each definition's hit moved to its head piece, which keeps the
     hit's score and signals; the piece that matched is recorded as ``signals.piece``."""
     places = {place(rows[i]) for i in shown if is_definition(rows[i]) and not _head(rows[i])}
     if not places:
         return list(shown)
-    heads = _heads(index, places, columns)
+    heads = _heads(sources, places)
     out = []
     for i in shown:
         head = heads.get(place(rows[i]))
@@ -123,19 +122,13 @@ def _head(row: dict) -> bool:
     return bool(signature) and signature in " ".join(row["text"][row["body_start"]:].split())
 
 
-def _heads(index: Any, places: set[tuple[str, ...]], columns: Sequence[str]
-           ) -> dict[tuple[str, ...], dict]:
-    """Each place's first piece (lowest start line; ties by id)."""
+def _heads(sources: Any, places: set[tuple[str, ...]]) -> dict[tuple[str, ...], dict]:
+    """Each place's first piece (lowest start line; ties by id), asked of the search's
+    sources (``vq.query.sources.Sources.rows``)."""
     where = " OR ".join(f"(vault = {sql_str(v)} AND path = {sql_str(p)} AND "
                         f"breadcrumb = {sql_str(b)})" for v, p, b in sorted(places))
-    found = (index.chunks.search().where(where).select(["id", "vault", "path", "breadcrumb",
-                                                        "start_line"])
-             .limit(HEAD_FETCH).to_arrow().to_pylist())
     first: dict[tuple[str, ...], dict] = {}
-    for row in sorted(found, key=lambda r: (r["start_line"], r["id"])):
+    for row in sorted(sources.rows(where, HEAD_FETCH).to_pylist(),
+                      key=lambda r: (r["start_line"], r["id"])):
         first.setdefault((row["vault"], row["path"], row["breadcrumb"]), row)
-    ids = ", ".join(sql_str(r["id"]) for r in first.values())
-    full = (index.chunks.search().where(f"id IN ({ids})").select(list(columns))
-            .limit(len(first)).to_arrow().to_pylist())
-    by_id = {r["id"]: r for r in full}
-    return {key: by_id[r["id"]] for key, r in first.items() if r["id"] in by_id}
+    return first

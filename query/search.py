@@ -1,7 +1,9 @@
 """Search the index: BM25 ‖ vectors → fusion → code signals → one hit per place → [rerank] → hits.
 
-Plain Python, no click: the CLI, the MCP server and the benchmarks call
-``search()``. It never takes the build lock and never imports the indexer.
+Plain Python, no click: the CLI, the MCP server, the service and the benchmarks
+call ``search()``. It is given where to read (``vq.query.sources``) and how to get
+vectors (``vq.query.encoders.QueryModels``); it never touches a socket, never takes
+the build lock and never imports the indexer.
 """
 
 from __future__ import annotations
@@ -16,18 +18,17 @@ from vq.core import store
 from vq.core.attr_list import strip_breadcrumb
 from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
-from vq.core.indexes import HEADING_COLUMN as HEADING_FTS
 from vq.core.schema import SECTION_VECTOR
 from vq.core.settings import METHODS, Settings
 from vq.query import code_rank, collapse, fusion
-from vq.query.encoders import cross_encoder, query_encoder
+from vq.query.encoders import QueryModels
 from vq.query.filters import Filters, combine, explain_empty, predicates
-from vq.query.service import client
+from vq.query.sources import LanceSources, Sources
 
 # With an ANN index (maintenance.vector_index_min_rows): the IVF partitions probed, and
 # the pool re-ranked exactly from refine x pool candidates; chosen for recall against
 # exact search, docs/decisions.md#ann-refine. The service re-ranks from memory.
-ANN_NPROBES, ANN_REFINE = 20, 10
+ANN_REFINE = 10
 # The section search asks for SECTION_FETCH x pool rows, so a smaller refine keeps the
 # same candidates: the smallest refine whose recall matches the piece search's
 # (docs/decisions.md#section-refine).
@@ -37,8 +38,6 @@ DEFINITIONS = 20  # symbol definitions fetched when the query names a symbol
 # (docs/decisions.md#section-vectors). Older indexes lack it.
 SECTIONS = "sections"
 SECTION_FETCH = 3  # pieces fetched per pooled section by the section-vector search
-COLUMNS = ["id", "vault", "path", "kind", "language", "breadcrumb", "symbol", "start_line",
-           "end_line", "page", "text", "body_start", "doc_date", "mtime"]
 
 
 @dataclass(frozen=True)
@@ -87,18 +86,20 @@ class Result:
     seconds: float = 0.0
 
 
-def search(settings: Settings, q: Query, index: store.Index | None = None) -> Result:
+def search(settings: Settings, q: Query, sources: Sources | None = None,
+           models: QueryModels | None = None) -> Result:
     """Run one query; a model that cannot load degrades hybrid/dense to lexical, with a notice.
+    ``sources`` defaults to the index on disk, ``models`` to encoding in this process.
 
     A data file that vanished under the query (a build's cleanup removed the version
     it was reading: ``maintenance.cleanup_grace_minutes: 0``) is read once more on
     the latest version, not reported as a damaged index."""
     try:
-        return _search(settings, q, index)
+        return _search(settings, q, sources, models)
     except Exception as exc:
         if not _vanished(exc):
             raise
-    return _search(settings, q, None)
+    return _search(settings, q, None, models)
 
 
 def _vanished(exc: BaseException) -> bool:
@@ -108,7 +109,8 @@ def _vanished(exc: BaseException) -> bool:
     return (is_storage_error(exc) or isinstance(exc, IndexCorrupt)) and "Not found" in str(exc)
 
 
-def _search(settings: Settings, q: Query, index: store.Index | None) -> Result:
+def _search(settings: Settings, q: Query, sources: Sources | None,
+            models: QueryModels | None) -> Result:
     if q.method not in METHODS:
         raise VqError(f"unknown method {q.method!r}", f"use one of: {', '.join(METHODS)}")
     if not q.text.strip():
@@ -117,13 +119,15 @@ def _search(settings: Settings, q: Query, index: store.Index | None) -> Result:
         raise VqError("the query is not valid UTF-8",
                       "type it in UTF-8 (check the terminal's encoding, e.g. LANG=C.UTF-8)")
     started = time.perf_counter()
-    index = index or store.open_for(settings)
+    sources = sources or LanceSources(store.open_for(settings))
+    index = sources.index
+    models = models or models_for(settings, index)
     res = Result([], q.method, q.method, index.meta.model, filters=q.filters.active())
     preds = predicates(index, q.filters)
     where = combine(preds)
     pool = q.pool or max(settings.search.pool, 5 * q.limit)
     rows: dict[str, dict] = {}
-    rankings = _pools(settings, q, index, where, pool, res, rows)
+    rankings = _pools(settings, q, sources, models, where, pool, res, rows)
     res.pools = {name: len(ids) for name, ids in rankings.items()}
     if len(rankings) > 1:
         res.fusion = _fusion_label(settings, SECTIONS in rankings)
@@ -132,8 +136,8 @@ def _search(settings: Settings, q: Query, index: store.Index | None) -> Result:
     ranked = collapse.one_per_place(ranked, rows)
     ranked = collapse.cap_per_file(ranked, rows, settings.search.per_file_cap)
     if q.rerank:
-        ranked = _rerank(settings, q, ranked, rows, res)
-    shown = collapse.show_heads(index, ranked[:q.limit], rows, COLUMNS)
+        ranked = _rerank(settings, models, q, ranked, rows, res)
+    shown = collapse.show_heads(sources, ranked[:q.limit], rows)
     res.hits = [_hit(settings, rows[i], rank) for rank, i in enumerate(shown, 1)]
     if not res.hits and preds:
         res.empty_filter = explain_empty(index, preds)
@@ -141,8 +145,16 @@ def _search(settings: Settings, q: Query, index: store.Index | None) -> Result:
     return res
 
 
-def _pools(settings: Settings, q: Query, index: store.Index, where: str | None, pool: int,
-           res: Result, rows: dict[str, dict]) -> dict[str, list[str]]:
+def models_for(settings: Settings, index: store.Index, service: bool = False) -> QueryModels:
+    """The index's own model on the configured device; ``service``: ask the index's
+    resident service to encode first (callers outside the service itself)."""
+    return QueryModels(index.meta.model, settings.device, index.location,
+                       settings.index_dir if service else None)
+
+
+def _pools(settings: Settings, q: Query, sources: Sources, models: QueryModels,
+           where: str | None, pool: int, res: Result, rows: dict[str, dict]
+           ) -> dict[str, list[str]]:
     """Each signal's candidates, ranked. For hybrid, BM25 runs on a second thread while
     the query is encoded and the vectors scanned: LanceDB, onnxruntime and numpy all
     release the GIL, so a two-core machine answers in the slower signal's time, not the sum.
@@ -150,17 +162,19 @@ def _pools(settings: Settings, q: Query, index: store.Index, where: str | None, 
     boost = settings.search.heading_boost
     lexical = None
     if q.method == "hybrid":
-        lexical = _background().submit(_lexical_pool, index, q.text, where, pool, boost)
+        lexical = _background().submit(_lexical_pool, sources, q.text, where, pool, boost)
     rankings: dict[str, list[str]] = {}
     vector = None
     try:
         if q.method in ("hybrid", "dense"):
-            vector = _query_vector(settings, index, q.text, res)
+            vector = _query_vector(models, q.text, res)
             if vector is not None:
-                near = collapse.pooled(lambda n: _dense(index, vector, where, n), pool)
+                near = collapse.pooled(
+                    lambda n: sources.nearest(vector, "vector", where, n, ANN_REFINE), pool)
                 rankings["dense"] = _collect(near, rows, "dense")
-                if q.method == "hybrid" and store.has_sections(index):
-                    near = _dense(index, vector, where, SECTION_FETCH * pool, SECTION_VECTOR)
+                if q.method == "hybrid" and store.has_sections(sources.index):
+                    near = sources.nearest(vector, SECTION_VECTOR, where, SECTION_FETCH * pool,
+                                           SECTION_REFINE)
                     rankings[SECTIONS] = _collect(near, rows, SECTIONS, _top_sections(pool))
     finally:
         found = lexical.result() if lexical is not None else None
@@ -168,20 +182,20 @@ def _pools(settings: Settings, q: Query, index: store.Index, where: str | None, 
         res.method = "lexical"
     if res.method in ("hybrid", "lexical"):
         if found is None:
-            found = _lexical_pool(index, q.text, where, pool, boost)
+            found = _lexical_pool(sources, q.text, where, pool, boost)
         rankings["bm25"] = _collect(found, rows, "bm25")
-    _named_definitions(index, q.text, where, vector, boost, rankings, rows)
+    _named_definitions(sources, q.text, where, vector, boost, rankings, rows)
     if SECTIONS in rankings:
         rankings[SECTIONS] = _spread(rankings[SECTIONS], rows)
     return rankings
 
 
-def _lexical_pool(index: store.Index, text: str, where: str | None, pool: int,
+def _lexical_pool(sources: Sources, text: str, where: str | None, pool: int,
                   boost: float) -> list[dict]:
-    return collapse.pooled(lambda n: _lexical(index, text, where, n, boost), pool)
+    return collapse.pooled(lambda n: sources.lexical(text, where, n, boost), pool)
 
 
-def _named_definitions(index: store.Index, text: str, where: str | None, vector: Any,
+def _named_definitions(sources: Sources, text: str, where: str | None, vector: Any,
                        boost: float, rankings: dict[str, list[str]], rows: dict[str, dict]
                        ) -> None:
     """Definitions the query names by symbol (``code_rank.symbol_terms``) that the pools
@@ -194,10 +208,10 @@ def _named_definitions(index: store.Index, text: str, where: str | None, vector:
         return
     both = " AND ".join(f"({p})" for p in (where, wanted) if p)
     if "bm25" in rankings:
-        found = _lexical(index, text, both, DEFINITIONS, boost)
+        found = sources.lexical(text, both, DEFINITIONS, boost)
         rankings["bm25"] = _merge(rankings["bm25"], found, rows, "bm25")
     if "dense" in rankings and vector is not None:
-        found = _dense(index, vector, both, DEFINITIONS)
+        found = sources.nearest(vector, "vector", both, DEFINITIONS, ANN_REFINE)
         rankings["dense"] = _merge(rankings["dense"], found, rows, "dense")
 
 
@@ -263,64 +277,16 @@ def _background() -> ThreadPoolExecutor:
     return _EXECUTOR
 
 
-def _query_vector(settings: Settings, index: store.Index, text: str, res: Result) -> Any:
-    """Ask the warm service first (no torch here); else encode in-process."""
-    served = client.encode(settings.index_dir, index.meta.model, [text])
-    if served is not None:
-        vectors, info = served
-        res.device, res.encoder = info["device"] or "", f"service pid {info['pid']}"
-        return vectors[0]
-    res.encoder = "in-process"
+def _query_vector(models: QueryModels, text: str, res: Result) -> Any:
+    """The query's vector, or None (and a notice) when the model cannot load."""
     try:
-        enc = query_encoder(index.meta.model, settings.device, index.location)
+        vector, res.device, res.encoder = models.encode(text)
     except Exception as exc:  # noqa: BLE001 - search must answer even without the model
         reason = exc.message if isinstance(exc, VqError) else f"{type(exc).__name__}: {exc}"
         res.notices.append(f"model unavailable, searching lexically: {reason}")
         return None
-    res.device = enc.device.name
-    return enc.encode([text])[0]
+    return vector
 
-
-def _lexical(index: store.Index, text: str, where: str | None, pool: int,
-             heading_boost: float = 0.0) -> Any:
-    """BM25 over the body text, plus (BM25F in spirit) the breadcrumb field weighted by
-    ``heading_boost`` when the index has one: a term in a heading counts more."""
-    from lancedb.query import BooleanQuery, MatchQuery, Occur  # never trips over query syntax
-
-    if heading_boost > 0 and HEADING_FTS in _fts_columns(index):
-        # SHOULD clauses add their scores; MultiMatchQuery would take the larger one only
-        fts: Any = BooleanQuery([(Occur.SHOULD, MatchQuery(text, "text")),
-                                 (Occur.SHOULD, MatchQuery(text, HEADING_FTS,
-                                                           boost=heading_boost))])
-    else:
-        fts = MatchQuery(text, "text")
-    query = index.chunks.search(fts, query_type="fts")
-    if where:
-        query = query.where(where, prefilter=True)
-    return query.select([*COLUMNS, "_score"]).limit(pool).to_arrow()
-
-
-def _fts_columns(index: store.Index) -> set[str]:
-    """Columns with a full-text index; read once per opened index (older ones lack some)."""
-    cached = getattr(index, "_vq_fts_columns", None)
-    if cached is None:
-        cached = {col for i in index.chunks.list_indices()
-                  if str(getattr(i, "index_type", "")).upper() == "FTS"
-                  for col in getattr(i, "columns", [])}
-        index._vq_fts_columns = cached  # type: ignore[attr-defined]
-    return cached
-
-
-def _dense(index: store.Index, vector: Any, where: str | None, pool: int,
-           column: str = "vector") -> Any:
-    """The ``pool`` nearest pieces by their own vectors, or (``SECTION_VECTOR``) by
-    the vectors of the sections they belong to."""
-    refine = SECTION_REFINE if column == SECTION_VECTOR else ANN_REFINE
-    query = (index.chunks.search(vector, vector_column_name=column)
-             .distance_type("cosine").nprobes(ANN_NPROBES).refine_factor(refine))
-    if where:
-        query = query.where(where, prefilter=True)
-    return query.select([*COLUMNS, "_distance"]).limit(pool).to_arrow()
 
 
 def _collect(table: Any, rows: dict[str, dict], signal: str, keep: Any = None) -> list[str]:
@@ -420,22 +386,19 @@ def _age_days(row: dict, now: float) -> float:
     return (now - (row.get("mtime") or now)) / 86400
 
 
-def _rerank(settings: Settings, q: Query, ranked: list[str], rows: dict[str, dict],
-            res: Result) -> list[str]:
+def _rerank(settings: Settings, models: QueryModels, q: Query, ranked: list[str],
+            rows: dict[str, dict], res: Result) -> list[str]:
     """Rerank the fused top-N by a cross-encoder over the full chunk text."""
     name = settings.search.rerank_model
     if not name:
         raise VqError("--rerank needs a reranker", "set search.rerank_model in the config")
     top = ranked[:settings.search.rerank_top]
     pairs = [(q.text, rows[i]["text"]) for i in top]
-    scores = client.rerank(settings.index_dir, name, [list(p) for p in pairs])
-    if scores is None:
-        try:
-            model = cross_encoder(name, settings.device)
-        except VqError as exc:
-            res.notices.append(f"reranker unavailable, keeping the fused order: {exc.message}")
-            return ranked
-        scores = model.predict(pairs, show_progress_bar=False)
+    try:
+        scores = models.rerank(name, pairs)
+    except VqError as exc:
+        res.notices.append(f"reranker unavailable, keeping the fused order: {exc.message}")
+        return ranked
     for i, s in zip(top, scores, strict=True):
         rows[i]["_signals"]["rerank"] = {"score": round(float(s), 6)}
         rows[i]["_score"] = float(s)

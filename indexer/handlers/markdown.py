@@ -96,7 +96,7 @@ def _load_yaml(source: str) -> dict[str, Any]:
     try:
         yaml_bounds.check(source)  # a YAML bomb in a note's frontmatter: ignored, not expanded
         data = yaml.load(source, Loader=_MetaLoader)  # safe: a SafeLoader subclass
-    except Exception:  # YAMLError, RecursionError on absurd nesting, ...
+    except Exception:  # noqa: BLE001 - YAMLError, RecursionError on absurd nesting, ...
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -31,7 +31,8 @@ from vq.query.filters import Filters
 from vq.query.mcp import files
 from vq.query.mcp.files import MAX_BYTES, MAX_LINES
 from vq.query.output import explain_json, hit_json
-from vq.query.search import Query, Result, search
+from vq.query.search import Query, Result, models_for, search
+from vq.query.sources import LanceSources
 from vq.query.status import read_status
 
 log = logging.getLogger("vq.mcp")
@@ -156,11 +157,13 @@ class VqService:
         down = self._model_down
         if q.method != "lexical" and down and time.monotonic() - down[0] < MODEL_RETRY_SECONDS:
             res = search(self.settings, Query(q.text, "lexical", q.limit, q.filters),
-                         self.index())
+                         LanceSources(self.index()))
             res.requested_method = q.method
             res.notices.insert(0, down[1])
             return res
-        res = search(self.settings, q, self.index())
+        index = self.index()
+        res = search(self.settings, q, LanceSources(index),
+                     models_for(self.settings, index, service=True))
         if q.method != "lexical":
             if res.device:
                 self._model_down = None

@@ -29,7 +29,6 @@ from vq.core import runtime
 CONNECT_RETRY = (0.005, 0.1)  # first and longest pause between connect attempts, seconds
 DEADLINE = 20.0               # a search never waits longer than this for the service
 INFO_DEADLINE = 2.0
-SERVING = False               # set inside the service: it must not ask itself
 SILENT_SECONDS = 60.0         # after a timeout, this process leaves the service alone this long
 _silent: dict[str, float] = {}  # index_dir -> when its service last timed out here
 
@@ -42,8 +41,7 @@ def request(index_dir: str, message: dict[str, Any], deadline: float = DEADLINE
     """
     path = runtime.service_socket(index_dir, create=False)
     quiet = _silent.get(index_dir)
-    if SERVING or (quiet is not None and time.monotonic() - quiet < SILENT_SECONDS) \
-            or not path.exists():
+    if (quiet is not None and time.monotonic() - quiet < SILENT_SECONDS) or not path.exists():
         return None
     if stopped(index_dir):
         return None

@@ -1,11 +1,16 @@
 """What the resident service does with each request: whole searches, encodes, reranks.
 
-``vq.query.service.server`` (the transport) loads this module by name and calls
-``Ops.answer``. A search runs ``vq.query.search.search`` on an index kept open,
-with the model loaded and a snapshot of its rows (and, below the ANN
-threshold, its vectors) in memory (``vq.query.service.snapshot``), and renders the
-output with the very functions the in-process command uses, so the thin
-client prints what it would have printed.
+``vq.query.service.server`` (the transport) calls ``Ops.answer``. A search runs
+``vq.query.search.search`` on an index kept open, with the model loaded and a
+snapshot of its rows (and, below the ANN threshold, its vectors) in memory
+(``vq.query.service.snapshot``), and renders the output with the very functions
+the in-process command uses.
+
+Why the service returns rendered text, not the ``Result`` as data: the thin
+client then prints it without importing rich, pyarrow or the search code (a
+warm `vq search` costs one interpreter start and one socket round trip), and the
+output is byte-equal to the in-process command's by construction (a test
+compares them). Library callers that want data (MCP, the UI) search in-process.
 
 The service answers only for settings equal to the client's (a fingerprint of
 the effective settings): another ``VQ_*`` environment or an edited config that
@@ -25,9 +30,10 @@ from vq.core import store
 from vq.core.errors import VqError
 from vq.core.settings import Settings, load_settings
 from vq.query.encoders import backend, cross_encoder, query_encoder
-from vq.query.search import COLUMNS, search
+from vq.query.search import models_for, search
 from vq.query.search_output import OutputOptions, emit, exit_code, query_from, talk
 from vq.query.service import client, snapshot
+from vq.query.sources import COLUMNS, LanceSources, Sources
 
 MAX_TEXTS = 256
 
@@ -42,13 +48,9 @@ class Ops:
         self._settings: dict[str, Settings] = {}
         self._index: store.Index | None = None
         self._version: Any = None
-        self._resident: store.Index | None = None
+        self._sources: Sources | None = None
         self._snapshot: snapshot.Snapshot | None = None
         self._encoder: Any = None
-
-    def serving(self, on: bool) -> None:
-        """While this process serves, search() here must encode itself, not ask the socket."""
-        client.SERVING = on
 
     def info(self) -> dict[str, Any]:
         enc = self._encoder
@@ -64,7 +66,7 @@ class Ops:
             try:
                 self._encoder = query_encoder(self.model, self.settings.device,
                                               self._location())
-                self.index(self.settings)
+                self.sources(self.settings)
             except Exception:  # noqa: BLE001 - the first request reports what is wrong
                 pass
 
@@ -74,7 +76,7 @@ class Ops:
         if self._index is None or not self.lock.acquire(blocking=False):
             return  # nothing served yet, or a query is running: it reloads itself
         try:
-            self.index(self.settings)
+            self.sources(self.settings)
         except Exception:  # noqa: BLE001 - the next query reports what is wrong
             pass
         finally:
@@ -110,7 +112,8 @@ class Ops:
         q = query_from(msg["query"])
         with self.lock:
             try:
-                res = search(settings, q, index=self.index(settings))
+                sources = self.sources(settings)
+                res = search(settings, q, sources, models_for(settings, sources.index))
             except VqError as exc:
                 lines = [f"error: {exc.message}"] + ([f"next: {exc.fix}"] if exc.fix else [])
                 return {"ok": True, "exit": exc.exit_code, "stdout": "", "stderr": lines}
@@ -131,7 +134,7 @@ class Ops:
         self._settings[key] = loaded
         return loaded
 
-    def index(self, settings: Settings) -> store.Index:
+    def sources(self, settings: Settings) -> Sources:
         """The open index, reopened when a build committed a new version (or replaced it),
         answering from a snapshot of that version in memory (``vq.query.service.snapshot``)."""
         if self._index is None:
@@ -145,8 +148,8 @@ class Ops:
             self._snapshot = snapshot.load(self._index, COLUMNS,
                                            vectors=flat or snapshot.fits(self._index),
                                            flat=flat)
-            self._resident = snapshot.wrap(self._index, self._snapshot)
-        return self._resident or self._index
+            self._sources = snapshot.SnapshotSources(self._index, self._snapshot)
+        return self._sources or LanceSources(self._index)
 
     def _location(self) -> str | None:
         return self._index.location if self._index else self.settings.index_dir

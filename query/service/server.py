@@ -2,8 +2,7 @@
 
 Run by `vq serve` (by hand, or started detached by a search: ``search.autostart``)
 and inside `vq schedule`. This module is the transport and its guarantees; what
-each request does lives in ``vq.query.service.handler`` (loaded by name in ``start``, as
-the CLI root loads its subcommands, so core imports no read-side module).
+each request does lives in ``vq.query.service.handler``.
 
 What a client can rely on:
 - the socket is 0600 inside a private folder (``vq.core.runtime``) and a peer
@@ -179,7 +178,6 @@ def start(settings: Any, idle_minutes: float = 0.0, lock_fd: int | None = None) 
 
     ops = Ops(settings)
     service = Service(settings.index_dir, ops, idle_minutes, lock_fd)
-    ops.serving(True)
     service.preloading = threading.Thread(target=ops.preload, name="vq-preload", daemon=True)
     service.preloading.start()
     threading.Thread(target=service.serve_forever, name="vq-serve", daemon=True).start()
@@ -194,9 +192,6 @@ def stop(service: Service, preload_wait: float = 120.0) -> None:
     service.stopped.set()
     service.shutdown()
     service.server_close()
-    serving = getattr(service.ops, "serving", None)
-    if serving is not None:
-        serving(False)
     preloading = getattr(service, "preloading", None)
     if preloading is not None:
         preloading.join(preload_wait)

@@ -20,12 +20,10 @@ Every query of a snapshot runs on a handle pinned to its version, so an id
 found by BM25 always has its row; the service loads a new snapshot when a
 build commits another version (``vq.query.service.handler``).
 
-``wrap`` returns an ``Index`` whose ``chunks`` answers exactly the queries
-``vq.query.search`` makes (FTS and vector, optional prefilter, select, limit)
-and hands every other call to the real table, so ``search`` itself is
-unchanged. Distances are LanceDB's to float noise (~1e-7): 1 - a·b / (|a| |b|)
-over the stored vectors, the query first cast to their dtype (float16) as
-LanceDB does.
+``SnapshotSources`` answers the three questions a search asks
+(``vq.query.sources.Sources``) from it. Distances are LanceDB's to float noise
+(~1e-7): 1 - a·b / (|a| |b|) over the stored vectors, the query first cast to
+their dtype (float16) as LanceDB does.
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from vq.core.schema import SECTION_VECTOR
+from vq.query.sources import COLUMNS, LanceSources, fts_query, vector_query
 
 CHUNK_ROWS = 65_536  # rows converted per step while loading: bounded extra memory
 MAX_BYTES = 4 << 30  # vectors and rows together never above this (1M x 384 float32: 1.5 GiB)
@@ -153,31 +151,6 @@ def positions(snap: Snapshot, row_ids: Any) -> np.ndarray:
     return found
 
 
-def wrap(index: Any, snap: Snapshot) -> Any:
-    """``index`` with its chunks table answering searches from ``snap``."""
-    return dataclasses.replace(index, chunks=_Chunks(index.chunks, snap))
-
-
-class _Chunks:
-    def __init__(self, table: Any, snap: Snapshot) -> None:
-        self._table, self._snap = table, snap
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._table, name)
-
-    def search(self, *args: Any, **kwargs: Any) -> Any:
-        snap = self._snap
-        column = kwargs.get("vector_column_name") or ""
-        vector = bool(column and args)
-        if vector and snap.matrix(column)[0] is not None:
-            return (_VectorQuery(snap, args[0], column) if snap.flat
-                    else _Refined(snap.pinned.search(*args, **kwargs), snap, args[0], column))
-        query = snap.pinned.search(*args, **kwargs)
-        if snap.rows is not None and (vector or kwargs.get("query_type") == "fts"):
-            return _Joined(query, snap)
-        return query
-
-
 def rows_of(snap: Snapshot, positions: np.ndarray, columns: list[str]) -> Any:
     """``columns`` of the rows at ``positions`` (snapshot rows), in that order."""
     import pyarrow as pa
@@ -193,157 +166,100 @@ def rows_of(snap: Snapshot, positions: np.ndarray, columns: list[str]) -> Any:
     return fetched.take([where[i] for i in snap.ids[positions]]).select(columns)
 
 
-class _Joined:
-    """A LanceDB FTS or ANN query asked for ids and scores only; the other selected
-    columns come from the snapshot's rows."""
+class SnapshotSources:
+    """``vq.query.sources.Sources`` answered from a snapshot: BM25 and ANN ask LanceDB
+    (pinned to the snapshot's version) for row ids and scores only, the rows come from
+    memory; a vector column held in memory is scanned exactly (flat) or re-ranks the
+    ANN candidates exactly (``refine``), as LanceDB's refine would from disk."""
 
-    def __init__(self, query: Any, snap: Snapshot) -> None:
-        self._query, self._snap = query, snap
-        self._columns: list[str] | None = None
+    def __init__(self, index: Any, snap: Snapshot) -> None:
+        self.index, self.snap = index, snap
+        self._disk = LanceSources(dataclasses.replace(index, chunks=snap.pinned))
 
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._query, name)
+    def lexical(self, text: str, where: str | None, k: int, heading_boost: float) -> Any:
+        if self.snap.rows is None:
+            return self._disk.lexical(text, where, k, heading_boost)
+        query = self.snap.pinned.search(fts_query(self.index, text, heading_boost),
+                                        query_type="fts")
+        if where:
+            query = query.where(where, prefilter=True)
+        found = query.select(["_score"]).with_row_id(True).limit(k).to_arrow()
+        return self._joined(found, "_score")
 
-        def forward(*args: Any, **kwargs: Any) -> _Joined:
-            self._query = method(*args, **kwargs)
-            return self
-        return forward
+    def nearest(self, vector: Any, column: str, where: str | None, k: int, refine: int
+                ) -> Any:
+        snap = self.snap
+        if snap.matrix(column)[0] is not None:
+            if snap.flat:
+                return self._scan(vector, column, where, k)
+            return self._refined(vector, column, where, k, refine)
+        if snap.rows is None:
+            return self._disk.nearest(vector, column, where, k, refine)
+        found = (vector_query(snap.pinned, vector, column, where, refine)
+                 .select(["_distance"]).with_row_id(True).limit(k).to_arrow())
+        return self._joined(found, "_distance")
 
-    def select(self, columns: list[str]) -> _Joined:
-        self._columns = list(columns)
-        scores = [c for c in columns if c in SCORES]
-        self._query = self._query.select(scores or ["id"]).with_row_id(True)
-        return self
+    def rows(self, where: str, k: int) -> Any:
+        return self._disk.rows(where, k)
 
-    def to_arrow(self) -> Any:
-        found = self._query.to_arrow()
-        rows = positions(self._snap, found["_rowid"].to_numpy())
-        columns = self._columns or self._snap.rows.column_names
-        out = rows_of(self._snap, rows, [c for c in columns if c not in SCORES])
-        for name in (c for c in columns if c in SCORES and c in found.column_names):
-            out = out.append_column(name, found[name])
-        return out
+    def _joined(self, found: Any, score: str) -> Any:
+        """Rows for LanceDB's hits (row ids and a score), in its order."""
+        rows = positions(self.snap, found["_rowid"].to_numpy())
+        return rows_of(self.snap, rows, COLUMNS).append_column(score, found[score])
 
-
-class _Refined(_Joined):
-    """An ANN query whose ``refine_factor`` re-ranking runs on the snapshot's vectors.
-
-    LanceDB's refine reads each candidate's full vector from disk: at 1M chunks
-    ~140 ms for 500 candidates, against ~11 ms for the quantised search alone.
-    Here the index is asked for ``refine x limit`` ids, and their exact cosine
-    distances come from the matrix: the same re-ranking, from memory.
-    """
-
-    def __init__(self, query: Any, snap: Snapshot, vector: Any, column: str = "vector"
-                 ) -> None:
-        super().__init__(query, snap)
-        self._q = _unit_query(vector, snap.stored)
-        self._column = column
-        self._refine = 1
-        self._limit = 10
-
-    def refine_factor(self, n: int) -> _Refined:
-        self._refine = max(1, int(n))
-        return self
-
-    def limit(self, k: int) -> _Refined:
-        self._limit = int(k)
-        return self
-
-    def select(self, columns: list[str]) -> _Refined:
-        self._columns = [c for c in columns if c != "_distance"]
-        self._query = self._query.select(["_distance"]).with_row_id(True)
-        return self
-
-    def to_arrow(self) -> Any:
-        import pyarrow as pa
-
-        vectors = self._snap.matrix(self._column)[0]
+    def _refined(self, vector: Any, column: str, where: str | None, k: int, refine: int
+                 ) -> Any:
+        """LanceDB's refine reads each candidate's full vector from disk (~140 ms for 500
+        candidates at 1M chunks, against ~11 ms for the quantised search alone); here the
+        index is asked for ``refine x k`` ids and their exact cosines come from memory."""
+        vectors = self.snap.matrix(column)[0]
         assert vectors is not None
-        found = self._query.limit(self._limit * self._refine).to_arrow()
-        rows = positions(self._snap, found["_rowid"].to_numpy())
-        scores = vectors[rows] @ self._q
-        best = np.lexsort((rows, -scores))[:self._limit]  # best first; ties by row
-        columns = list(self._columns or [f.name for f in self._snap.pinned.schema
-                                         if f.name not in ("vector", SECTION_VECTOR)])
-        table = rows_of(self._snap, rows[best], columns)
-        return table.append_column("_distance",
-                                   pa.array((1.0 - scores[best]).astype(np.float32)))
+        found = (vector_query(self.snap.pinned, vector, column, where, refine=None)
+                 .select(["_distance"]).with_row_id(True).limit(k * max(1, refine))
+                 .to_arrow())
+        rows = positions(self.snap, found["_rowid"].to_numpy())
+        scores = vectors[rows] @ _unit_query(vector, self.snap.stored)
+        best = np.lexsort((rows, -scores))[:k]  # best first; ties by row
+        return _with_distance(rows_of(self.snap, rows[best], COLUMNS), scores[best])
+
+    def _scan(self, vector: Any, column: str, where: str | None, k: int) -> Any:
+        """The exact cosine top ``k`` of a matrix held in memory, prefiltered."""
+        from vq.query.service import int8_screen
+
+        vectors, screened = self.snap.matrix(column)
+        assert vectors is not None
+        q = _unit_query(vector, self.snap.stored)
+        allowed = self._allowed(where)
+        rows = int8_screen.candidates(screened, q, k, allowed) if screened is not None else None
+        if rows is None:
+            rows = allowed
+        if rows is None:  # all of them, in order: no gather of the whole matrix
+            scores, rows = vectors @ q, np.arange(len(vectors))
+        else:
+            scores = vectors[rows] @ q
+        n, k = len(scores), min(k, len(scores))
+        top = np.argpartition(scores, n - k)[n - k:] if k else np.empty(0, dtype=np.int64)
+        order = np.lexsort((rows[top], -scores[top]))  # best first; ties by row
+        return _with_distance(rows_of(self.snap, rows[top][order], COLUMNS),
+                              scores[top][order])
+
+    def _allowed(self, where: str | None) -> np.ndarray | None:
+        """Matrix rows that pass the prefilter (None: all), found by a scalar-only scan."""
+        if not where:
+            return None
+        found = (self.snap.pinned.search().where(where).select(["id"]).limit(None)
+                 .to_arrow()["id"].to_pylist())
+        position = self.snap.position
+        return np.fromiter((position[i] for i in found if i in position), dtype=np.int64)
+
+
+def _with_distance(table: Any, scores: np.ndarray) -> Any:
+    import pyarrow as pa
+
+    return table.append_column("_distance", pa.array((1.0 - scores).astype(np.float32)))
 
 
 def _unit_query(vector: Any, stored: Any) -> np.ndarray:
     """The query as LanceDB compares it: cast to the column's dtype, then unit length."""
     q = np.asarray(vector, dtype=stored).reshape(-1).astype(np.float32)
     return q / max(float(np.linalg.norm(q)), 1e-12)
-
-
-class _VectorQuery:
-    """The builder calls ``search._dense`` makes, answered from the matrix."""
-
-    def __init__(self, snap: Snapshot, vector: Any, column: str = "vector") -> None:
-        self.snap, self.column = snap, column
-        self.q = _unit_query(vector, snap.stored)
-        self.filter: str | None = None
-        self.columns: list[str] | None = None
-        self.k = 10
-
-    def distance_type(self, kind: str) -> _VectorQuery:
-        if kind != "cosine":
-            raise ValueError(f"the resident matrix answers cosine only, not {kind}")
-        return self
-
-    def nprobes(self, n: int) -> _VectorQuery:
-        return self  # ANN tuning: the matrix is an exact scan
-
-    def refine_factor(self, n: int) -> _VectorQuery:
-        return self
-
-    def where(self, predicate: str, prefilter: bool = True) -> _VectorQuery:
-        self.filter = predicate
-        return self
-
-    def select(self, columns: list[str]) -> _VectorQuery:
-        self.columns = [c for c in columns if c != "_distance"]
-        return self
-
-    def limit(self, k: int) -> _VectorQuery:
-        self.k = int(k)
-        return self
-
-    def to_arrow(self) -> Any:
-        import pyarrow as pa
-
-        vectors, screened = self.snap.matrix(self.column)
-        assert vectors is not None
-        rows, scores = self._scan(vectors, screened, self._allowed())
-        n, k = len(scores), min(self.k, len(scores))
-        top = np.argpartition(scores, n - k)[n - k:] if k else np.empty(0, dtype=np.int64)
-        chosen = top if rows is None else rows[top]
-        order = np.lexsort((chosen, -scores[top]))  # best first; ties by row
-        columns = list(self.columns or [f.name for f in self.snap.pinned.schema])
-        table = rows_of(self.snap, chosen[order], columns)
-        distance = pa.array((1.0 - scores[top][order]).astype(np.float32))
-        return table.append_column("_distance", distance)
-
-    def _scan(self, vectors: np.ndarray, screened: Any, allowed: np.ndarray | None
-              ) -> tuple[np.ndarray | None, np.ndarray]:
-        """(rows, their float32 scores); rows None: all of them, in order. The int8 screen
-        narrows the rows to those that can reach the top k (``vq.query.service.int8_screen``)."""
-        from vq.query.service import int8_screen
-
-        if screened is not None:
-            rows = int8_screen.candidates(screened, self.q, self.k, allowed)
-            if rows is not None:
-                return rows, vectors[rows] @ self.q
-        if allowed is None:
-            return None, vectors @ self.q
-        return allowed, vectors[allowed] @ self.q
-
-    def _allowed(self) -> np.ndarray | None:
-        """Matrix rows that pass the prefilter (None: all), found by a scalar-only scan."""
-        if not self.filter:
-            return None
-        found = (self.snap.pinned.search().where(self.filter).select(["id"]).limit(None)
-                 .to_arrow()["id"].to_pylist())
-        position = self.snap.position
-        return np.fromiter((position[i] for i in found if i in position), dtype=np.int64)

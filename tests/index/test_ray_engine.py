@@ -26,7 +26,7 @@ from vq.indexer.build import Builder
 from vq.jobs.runner import locked_build
 
 ray = pytest.importorskip("ray")
-pytestmark = [pytest.mark.model, pytest.mark.slow]
+pytestmark = [pytest.mark.model, pytest.mark.slow, pytest.mark.ray]
 
 
 @pytest.fixture(scope="module")

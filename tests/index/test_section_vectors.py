@@ -15,6 +15,7 @@ from vq.core.walk import FileEntry
 from vq.indexer.handlers.base import Chunk, Document
 from vq.indexer.rows import document_rows, text_digest
 from vq.query.search import SECTIONS, Query, search
+from vq.query.sources import LanceSources
 
 PARAGRAPH = ("The ingest worker reads the spool directory, validates every record against "
              "the schema registry, and moves rejected batches to the quarantine bucket. ")
@@ -91,7 +92,7 @@ def test_build_stores_section_vectors_and_hybrid_fuses_them(tmp_path, build):
 
     # an index from before section vectors (chunker 3) still answers, with two signals
     old = dataclasses.replace(index, meta=dataclasses.replace(index.meta, chunker_version=3))
-    res = search(settings, Query("records rejected by the schema registry"), index=old)
+    res = search(settings, Query("records rejected by the schema registry"), LanceSources(old))
     assert SECTIONS not in res.pools and "sections" not in res.fusion
     assert res.hits and res.hits[0].path == "pipeline.md"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -163,3 +164,25 @@ def test_closed_pipe_exits_quietly(built, config_file):
            "--method lexical --files | head -0")
     out = subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=120)
     assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr
+
+
+def test_a_test_encoder_index_is_searched_hybrid_without_torch(tmp_path, vault, test_models):
+    """The build and the search take their encoder from one factory: an index built with
+    the test encoder is searched with it (hybrid), in a process that never imports torch."""
+    config = write_config(tmp_path / "hash.yaml", {
+        "index_dir": str(tmp_path / "hash-index"), "model": test_models,
+        "vaults": {"notes": {"path": str(vault)}}})
+    build = run_vq("--config", config, "build")
+    assert build.returncode == 0, build.stderr
+    probe = ("import json, sys\n"
+             "from vq.core.settings import load_settings\n"
+             "from vq.query.search import Query, search\n"
+             f"res = search(load_settings({str(config)!r}), Query('undo a bad release'))\n"
+             "print(json.dumps([res.method, res.device, res.encoder, res.notices,\n"
+             "                  'torch' in sys.modules, [h.path for h in res.hits]]))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "VQ_TEST_MODELS": "1"})
+    assert out.returncode == 0, out.stderr
+    method, device, encoder, notices, torch_loaded, paths = json.loads(out.stdout)
+    assert (method, device, encoder, notices) == ("hybrid", "cpu", "in-process", [])
+    assert not torch_loaded and "deploy.md" in paths

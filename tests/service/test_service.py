@@ -17,12 +17,19 @@ import time
 import pytest
 
 from tests.conftest import NOTES, write_config, write_tree
-from vq.core import runtime
+from vq.core import runtime, store
 from vq.core.runtime import service_socket
-from vq.query.search import Query, search
+from vq.query.search import Query, models_for, search
 from vq.query.service import client
+from vq.query.sources import LanceSources
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+
+def search_asking_service(settings, q):
+    """A library search that asks the index's service to encode, as the CLI and MCP do."""
+    sources = LanceSources(store.open_for(settings))
+    return search(settings, q, sources, models_for(settings, sources.index, service=True))
 MODEL = "all-MiniLM-L6-v2"
 
 
@@ -99,12 +106,12 @@ def test_search_via_service_equals_in_process(built, served):
     path = service_socket(built.index_dir)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
-    via = search(built, Query("how do I undo a broken deployment", limit=5))
+    via = search_asking_service(built, Query("how do I undo a broken deployment", limit=5))
     assert via.encoder == f"service pid {served.pid}"
     served.send_signal(signal.SIGTERM)
     assert served.wait(timeout=60) == 0
     assert not path.exists()  # removed on a clean stop
-    local = search(built, Query("how do I undo a broken deployment", limit=5))
+    local = search_asking_service(built, Query("how do I undo a broken deployment", limit=5))
     assert local.encoder == "in-process"
     assert [h.id for h in via.hits] == [h.id for h in local.hits]
     assert [h.score for h in via.hits] == pytest.approx([h.score for h in local.hits])
@@ -173,7 +180,7 @@ def test_killed_service_leaves_a_stale_socket_that_search_survives(built, served
     served.send_signal(signal.SIGKILL)
     served.wait(timeout=60)
     assert path.exists()  # nobody cleaned up after a SIGKILL
-    res = search(built, Query("canary rollout", limit=3))
+    res = search_asking_service(built, Query("canary rollout", limit=3))
     assert res.encoder == "in-process" and res.hits
     assert not path.exists()  # the client removed the stale socket
 

@@ -6,8 +6,19 @@ import numpy as np
 import pytest
 
 from bench.latency import write_table
-from vq.query.search import ANN_REFINE, COLUMNS, SECTION_REFINE, _dense, _lexical
+from vq.query.search import ANN_REFINE, SECTION_REFINE
 from vq.query.service import int8_screen, snapshot
+from vq.query.sources import COLUMNS, LanceSources
+
+REFINE = {"vector": ANN_REFINE, "section_vector": SECTION_REFINE}
+
+
+def _dense(sources, q, where, pool, column="vector"):
+    return sources.nearest(q, column, where, pool, REFINE[column])
+
+
+def _lexical(sources, text, where, k):
+    return sources.lexical(text, where, k, 0.0)
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +41,12 @@ def test_resident_matrix_equals_lancedb_flat_search(table, where, pool, screened
     monkeypatch.setattr(int8_screen, "MIN_ROWS", 0 if screened else 10**9)
     snap = snapshot.load(index, COLUMNS)
     assert (snap.screen is not None) == screened
-    wrapped = snapshot.wrap(index, snap)
+    wrapped = snapshot.SnapshotSources(index, snap)
+    disk = LanceSources(index)
     rng = np.random.default_rng(pool)
     for _ in range(3):
         q = rng.standard_normal(384).astype(np.float32)
-        want = _dense(index, q, where, pool, column).to_pylist()
+        want = _dense(disk, q, where, pool, column).to_pylist()
         got = _dense(wrapped, q, where, pool, column).to_pylist()
         if screened and pool < 5000 and where is None:  # the screen narrowed, not the fallback
             unit = snapshot._unit_query(q, snap.stored)
@@ -68,12 +80,13 @@ def test_snapshot_rows_answer_bm25_and_vectors_as_lancedb_does(table, vectors, w
     settings, index = table
     snap = snapshot.load(index, COLUMNS, vectors=vectors)
     assert snap.rows is not None and (snap.vectors is not None) == vectors
-    wrapped = snapshot.wrap(index, snap)
+    wrapped = snapshot.SnapshotSources(index, snap)
+    disk = LanceSources(index)
     for text in ("log", "metric alert", "billing invoice token"):
-        want, got = (_lexical(i, text, where, 50).to_pylist() for i in (index, wrapped))
+        want, got = (_lexical(i, text, where, 50).to_pylist() for i in (disk, wrapped))
         assert want and got == want
     q = np.random.default_rng(5).standard_normal(384).astype(np.float32)
-    want, got = (_dense(i, q, where, 50).to_pylist() for i in (index, wrapped))
+    want, got = (_dense(i, q, where, 50).to_pylist() for i in (disk, wrapped))
     assert [r["id"] for r in got] == [r["id"] for r in want] or vectors
     assert {r["id"] for r in got} == {r["id"] for r in want}
     assert [r["text"] for r in sorted(got, key=lambda r: r["id"])] == [
@@ -85,12 +98,13 @@ def test_rows_over_the_budget_are_read_from_the_table(table, monkeypatch):
     monkeypatch.setattr(snapshot, "MAX_BYTES", 3000 * 384 * 4 + 1)  # the matrix fits, rows not
     snap = snapshot.load(index, COLUMNS)
     assert snap.rows is None and snap.vectors is not None
-    wrapped = snapshot.wrap(index, snap)
+    wrapped = snapshot.SnapshotSources(index, snap)
+    disk = LanceSources(index)
     q = np.random.default_rng(6).standard_normal(384).astype(np.float32)
-    want, got = (_dense(i, q, None, 20).to_pylist() for i in (index, wrapped))
+    want, got = (_dense(i, q, None, 20).to_pylist() for i in (disk, wrapped))
     assert {r["id"]: r["text"] for r in got} == {r["id"]: r["text"] for r in want}
     assert _lexical(wrapped, "metric", None, 20).to_pylist() == _lexical(
-        index, "metric", None, 20).to_pylist()
+        disk, "metric", None, 20).to_pylist()
 
 
 def test_ann_candidates_are_refined_from_memory_as_lancedb_refines_them(tmp_path):
@@ -105,12 +119,13 @@ def test_ann_candidates_are_refined_from_memory_as_lancedb_refines_them(tmp_path
     assert {VECTOR_INDEX, SECTION_VECTOR_INDEX} <= indices(index.chunks).keys()
     assert not snapshot.eligible(index, settings) and snapshot.fits(index)
     snap = snapshot.load(index, COLUMNS, vectors=True, flat=False)
-    wrapped = snapshot.wrap(index, snap)
+    wrapped = snapshot.SnapshotSources(index, snap)
+    disk = LanceSources(index)
     rng = np.random.default_rng(9)
     for where, column in ((None, "vector"), ("path LIKE '%1%'", "vector"),
                           (None, "section_vector")):
         q = rng.standard_normal(384).astype(np.float32)
-        want, got = (_dense(i, q, where, 30, column).to_pylist() for i in (index, wrapped))
+        want, got = (_dense(i, q, where, 30, column).to_pylist() for i in (disk, wrapped))
         assert len(got) == len(want) == 30
         assert {r["id"]: r["text"] for r in got} == {r["id"]: r["text"] for r in want}
         mine = {r["id"]: r["_distance"] for r in got}
@@ -118,21 +133,24 @@ def test_ann_candidates_are_refined_from_memory_as_lancedb_refines_them(tmp_path
         assert [r["_distance"] for r in got] == sorted(r["_distance"] for r in got)
 
 
-def test_each_vector_search_refines_by_its_own_factor(table, monkeypatch):
+def test_each_vector_search_refines_by_its_own_factor(table):
     """The section search's 300-row pool is re-ranked from 5x its rows, the piece search's
-    from 10x (bench/results/2026-12-05-ann-pools.md): each column asks for its own."""
-    _, index = table
-    builder = type(index.chunks.search(np.zeros(384, np.float32), vector_column_name="vector"))
-    asked: list[int] = []
-    real = builder.refine_factor
+    from 10x: a hybrid search asks its sources for each column's own factor."""
+    from vq.query import search
 
-    def spy(self, n):
-        asked.append(n)
-        return real(self, n)
+    settings, index = table
+    asked: list[tuple[str, int]] = []
 
-    monkeypatch.setattr(builder, "refine_factor", spy)
-    q = np.random.default_rng(3).standard_normal(384).astype(np.float32)
-    for column in ("vector", "section_vector"):
-        assert len(_dense(index, q, None, 10, column)) == 10
-    assert asked == [ANN_REFINE, SECTION_REFINE]
-    assert SECTION_REFINE < ANN_REFINE
+    class Recording(LanceSources):
+        def nearest(self, vector, column, where, k, refine):
+            asked.append((column, refine))
+            return super().nearest(vector, column, where, k, refine)
+
+    class Fixed:
+        def encode(self, text):
+            return np.random.default_rng(3).standard_normal(384).astype(np.float32), "cpu", "t"
+
+    res = search.search(settings, search.Query("log metric"), Recording(index), Fixed())
+    assert res.method == "hybrid" and res.hits
+    assert asked == [("vector", search.ANN_REFINE), ("section_vector", search.SECTION_REFINE)]
+    assert search.SECTION_REFINE < search.ANN_REFINE

@@ -72,7 +72,7 @@ def search(ctx: click.Context, query: tuple[str, ...], method: str | None, **opt
         ctx.exit(answered)
     if usable:
         _autostart(ctx, settings)
-    ctx.exit(_in_process(settings, q, opts))
+    ctx.exit(_in_process(settings, q, opts, ask_service=usable))
 
 
 def _via_service(ctx: click.Context, settings: Any, q: dict, opts: dict
@@ -120,11 +120,17 @@ def _autostart(ctx: click.Context, settings: Any) -> None:
     spawn(settings, (ctx.find_root().obj or {}).get("overrides") or {})
 
 
-def _in_process(settings: Any, q: dict, opts: dict) -> int:
+def _in_process(settings: Any, q: dict, opts: dict, ask_service: bool) -> int:
+    """Search here; the query is still encoded by a running service when one can be asked
+    (one that answers for other settings spares this process loading the model)."""
+    from vq.core import store
+    from vq.query.search import models_for
     from vq.query.search import search as run
     from vq.query.search_output import OutputOptions, emit, exit_code, query_from, talk
+    from vq.query.sources import LanceSources
 
-    res = run(settings, query_from(q))
+    sources = LanceSources(store.open_for(settings))
+    res = run(settings, query_from(q), sources, models_for(settings, sources.index, ask_service))
     before, after = talk(res)
     for line in before:
         click.echo(line, err=True)
