@@ -643,7 +643,8 @@ def _check(label: str, key: str, value: Any, types: tuple[type, ...]) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(label, key, f"must be a finite number, got {value}",
                           f"give {key} an ordinary number (or remove it for the default)")
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0 \
+            and key not in RANGES:  # a ranged key says its range instead
         raise ConfigError(label, key, f"must not be negative, got {value:g}",
                           "use a value >= 0")
     return value
