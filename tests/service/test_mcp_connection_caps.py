@@ -48,6 +48,7 @@ def server(cfg, *options: str) -> Iterator[tuple[subprocess.Popen, int]]:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+        proc.stderr.close()
 
 
 def sockets_of(pid: int) -> int:

@@ -71,6 +71,7 @@ def service(cfg, index_dir: str):
         # (its shutdown hangs; seen on main as well, not fixed here)
         proc.kill()
         proc.wait(timeout=60)
+        proc.stderr.close()
 
 
 def test_an_xdg_runtime_dir_of_another_user_falls_back_to_the_per_user_folder(
