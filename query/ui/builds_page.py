@@ -44,13 +44,15 @@ def history(settings: Settings) -> list[dict[str, Any]]:
 
 
 def chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Bar heights (0-100) for the newest ``CHART`` builds, oldest on the left."""
+    """Bar heights (0-100) for the newest ``CHART`` builds, oldest on the left, newest at
+    the right edge."""
     recent = list(reversed(rows[:CHART]))
     top_s = max((r["seconds"] or 0.0 for r in recent), default=0.0) or 1.0
     top_c = max((r["chunks"] for r in recent), default=0) or 1
-    bars = [{"x": i * 10, "s": round(100 * (r["seconds"] or 0.0) / top_s, 1),
+    offset = CHART - len(recent)  # a short history sits at the right, bars keep their width
+    bars = [{"x": (offset + i) * 10, "s": round(100 * (r["seconds"] or 0.0) / top_s, 1),
              "c": round(100 * r["chunks"] / top_c, 1), "row": r} for i, r in enumerate(recent)]
-    return {"bars": bars, "width": max(10 * len(bars), 10), "top_s": top_s, "top_c": top_c}
+    return {"bars": bars, "width": 10 * CHART, "top_s": top_s, "top_c": top_c}
 
 
 def page(request: Request) -> Response:

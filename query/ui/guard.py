@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import hmac
+import time
 from typing import Any
 from urllib.parse import parse_qs, parse_qsl, urlencode
 
@@ -66,7 +67,7 @@ class UiGuard:
             return
         method = scope.get("method", "GET")
         if method in SAFE_METHODS:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, _timed(send))
         elif method != "POST":
             await _plain(send, 405, f"{method} is not used here")
         elif self.ctx.read_only:
@@ -117,7 +118,23 @@ class UiGuard:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
 
-        await self.app(scope, replay, send)
+        await self.app(scope, replay, _timed(send))
+
+
+def _timed(send: Any) -> Any:
+    """``send`` that adds ``Server-Timing: app;dur=<ms>`` (request in to response head out)
+    to the response: the browser's developer tools and ``bench/ui.py`` read it."""
+    started = time.perf_counter()
+
+    async def timed_send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            ms = (time.perf_counter() - started) * 1000
+            headers = [*message.get("headers", ()), (b"server-timing", f"app;dur={ms:.2f}"
+                                                     .encode())]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return timed_send
 
 
 async def _plain(send: Any, status: int, text: str) -> None:

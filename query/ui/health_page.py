@@ -33,9 +33,9 @@ def cards(checks: list[Any]) -> list[dict[str, Any]]:
         found = [c for c in checks if c.name == key or (key == "watch" and "watch" in c.name
                                                         and c.name != "warm service")]
         if found:
-            out.append({"title": title, "checks": found})
+            out.append({"title": title, "key": key, "checks": found})
         else:
             detail = {"schedule": "no scheduled builds found (systemd user units, crontab)",
                       "watch": "no file watcher reported"}.get(key, "not reported")
-            out.append({"title": title, "checks": [], "detail": detail})
+            out.append({"title": title, "key": key, "checks": [], "detail": detail})
     return out

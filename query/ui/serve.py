@@ -52,10 +52,13 @@ def server(ctx: UiContext, bound: Bound) -> Any:
     """A uvicorn server for the app on ``bound`` (``.run(sockets=[bound.sock])``)."""
     import uvicorn
 
+    from vq.query.mcp.connections import ConnectionLimits, guarded_protocol
     from vq.query.ui.app import create_app
 
+    limits = ConnectionLimits()  # `vq mcp --http`'s caps: a pre-auth flood cannot starve it
     config = uvicorn.Config(create_app(ctx, bound.hosts), log_level="warning",
-                            timeout_graceful_shutdown=2, lifespan="off")
+                            timeout_graceful_shutdown=2, lifespan="off",
+                            http=guarded_protocol(limits), limit_concurrency=limits.total)
     return uvicorn.Server(config)
 
 

@@ -104,6 +104,7 @@ def test_pages_carry_a_strict_content_security_policy(live):
     assert "script-src 'self'" in reply.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in reply.headers["content-security-policy"]
     assert reply.headers["x-frame-options"] == "DENY"
+    assert float(reply.headers["server-timing"].split("app;dur=")[1]) >= 0  # bench/ui.py reads it
 
 
 def _vault_ids(live) -> set[str]:
