@@ -1,0 +1,141 @@
+"""`vq ui` server time at N chunks: page loads and searches through the dashboard.
+
+The index is ``bench.latency.write_table``'s (real schema, generated chunk texts,
+random unit vectors, FTS index built by the indexer; no files table, so the
+vaults page has no per-file rows to count), with the ANN vector index a build
+adds from ``maintenance.vector_index_min_rows`` (100k) chunks on. The dashboard runs in this process
+on a free port (uvicorn in a thread, the real guard and pages); requests go over
+real HTTP with the session cookie. Server time is the app's own
+``Server-Timing: app;dur=`` header (request in to response head out: page
+render, search, template); the client round trip is reported beside it. Every
+request runs once untimed first; hybrid queries encode with the real MiniLM
+in-process through the ONNX export a build leaves beside the tables (no torch,
+no `vq serve`), as a search from the dashboard does.
+
+    python -m bench.ui [--rows 100000] [--queries 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import http.client
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from bench.common import latency_ms, log, prepare_env, timed
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PAGES = ("/", "/vaults", "/builds")
+
+
+def start(config: Path) -> tuple[Any, str, str]:
+    """(server, base URL, cookie) for a dashboard over ``config``."""
+    from vq.query.ui.context import UiContext
+    from vq.query.ui.guard import COOKIE
+    from vq.query.ui.serve import bind, new_token, server
+
+    ctx = UiContext(str(config), new_token())
+    bound = bind("127.0.0.1", 0)
+    srv = server(ctx, bound)
+    threading.Thread(target=srv.run, kwargs={"sockets": [bound.sock]}, daemon=True).start()
+    deadline = time.monotonic() + 120
+    while not srv.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the dashboard did not start")
+        time.sleep(0.01)  # polling the server's started flag
+    return srv, f"127.0.0.1:{bound.port}", f"{COOKIE}={ctx.session}"
+
+
+def get(where: str, cookie: str, path: str) -> tuple[float, float, int]:
+    """(server seconds, round-trip seconds, status) of one GET."""
+    host, port = where.split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=300)
+    try:
+        started = time.perf_counter()
+        conn.request("GET", path, headers={"Cookie": cookie})
+        reply = conn.getresponse()
+        reply.read()
+        total = time.perf_counter() - started
+    finally:
+        conn.close()
+    timing = reply.headers.get("server-timing", "app;dur=nan")
+    return float(timing.split("dur=")[1]) / 1000, total, reply.status
+
+
+def measure(where: str, cookie: str, paths: list[str]) -> dict[str, Any]:
+    server: list[float] = []
+    client: list[float] = []
+    for timed_pass in (False, True):
+        for path in paths:
+            s, c, status = get(where, cookie, path)
+            if status != 200:
+                raise RuntimeError(f"{path}: HTTP {status}")
+            if timed_pass:
+                server.append(s)
+                client.append(c)
+    return {"server": latency_ms(server), "round_trip": latency_ms(client)}
+
+
+def run(work: Path, rows: int, n_queries: int) -> dict[str, Any]:
+    import shutil
+
+    from bench.latency import add_vector_index, bench_queries, export_onnx, write_table
+    from vq.core.settings import MaintenanceSettings
+
+    log(f"ui: writing a {rows:,}-chunk index")
+    seconds, (settings, index, timings) = timed(lambda: write_table(work / f"ui-{rows}", rows))
+    if rows >= MaintenanceSettings().vector_index_min_rows:  # a build makes it from here on
+        timings["vector_index_s"] = add_vector_index(settings, index)
+    onnx = export_onnx(work)
+    if onnx is not None:  # the build's ONNX export, as a real build leaves it
+        shutil.copytree(onnx, Path(settings.index_dir) / onnx.name)
+    srv, where, cookie = start(settings.config_file)
+    try:
+        queries = bench_queries(n_queries)
+        out: dict[str, Any] = {"rows": rows, "queries": n_queries, "index": timings,
+                               "index_s": round(seconds, 1), "pages": {}, "search": {}}
+        for page in PAGES:
+            out["pages"][page] = measure(where, cookie, [page] * n_queries)
+            log(f"ui: page {page}: {out['pages'][page]['server']}")
+        for method in ("lexical", "hybrid"):
+            paths = ["/?" + urlencode({"q": q, "method": method}) for q in queries]
+            out["search"][method] = measure(where, cookie, paths)
+            log(f"ui: search {method}: {out['search'][method]['server']}")
+    finally:
+        srv.should_exit = True
+    return out
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [f"# vq ui at {result['rows']:,} chunks ({result['queries']} requests each)", "",
+             "| request | server p50 ms | server p95 ms | round trip p50 ms |", "|---|---|---|---|"]
+    rows = [(f"page `{p}`", r) for p, r in result["pages"].items()]
+    rows += [(f"search ({m})", r) for m, r in result["search"].items()]
+    for name, r in rows:
+        lines.append(f"| {name} | {r['server']['p50_ms']} | {r['server']['p95_ms']} | "
+                     f"{r['round_trip']['p50_ms']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=30)
+    ap.add_argument("--work", type=Path, default=Path("build/bench-ui"))
+    args = ap.parse_args(argv)
+    prepare_env()
+    result = run(args.work.resolve(), args.rows, args.queries)
+    stem = RESULTS / f"{dt.date.today().isoformat()}-ui-{args.rows // 1000}k"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
+    stem.with_suffix(".md").write_text(markdown(result))
+    print(markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
