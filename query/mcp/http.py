@@ -31,7 +31,7 @@ from vq.core import paths
 from vq.core.errors import VqError
 from vq.query.http_guard import allowed_hosts, header_map, host_refusal
 from vq.query.http_guard import listen as bind_socket
-from vq.query.mcp.connections import ConnectionLimits
+from vq.query.http_limits import ConnectionLimits
 
 TOKEN_ENV = "VQ_MCP_TOKEN"
 MIN_TOKEN_CHARS = 16
@@ -124,11 +124,11 @@ def serve_http(server: Any, sock: socket.socket, token: str,
                limits: ConnectionLimits | None = None) -> None:
     """Run the MCP server's streamable-HTTP app on ``sock`` (from ``listen``) behind
     ``RequestGuard`` until Ctrl-C; ``host`` is the address as the user gave it.
-    Connections are capped before any request is read (``vq.query.mcp.connections``)."""
+    Connections are capped before any request is read (``vq.query.http_limits``)."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from vq.query.mcp.connections import guarded_protocol
+    from vq.query.http_limits import guarded_protocol
 
     bound, port = sock.getsockname()[:2]
     host = host or bound

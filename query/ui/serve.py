@@ -52,7 +52,7 @@ def server(ctx: UiContext, bound: Bound) -> Any:
     """A uvicorn server for the app on ``bound`` (``.run(sockets=[bound.sock])``)."""
     import uvicorn
 
-    from vq.query.mcp.connections import ConnectionLimits, guarded_protocol
+    from vq.query.http_limits import ConnectionLimits, guarded_protocol
     from vq.query.ui.app import create_app
 
     limits = ConnectionLimits()  # `vq mcp --http`'s caps: a pre-auth flood cannot starve it

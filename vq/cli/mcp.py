@@ -89,7 +89,7 @@ def mcp(ctx: click.Context, http: str | None, allow_hosts: tuple[str, ...],
     shown_host = f"[{host}]" if ":" in host else host
     click.echo(f"vq mcp: serving http://{shown_host}:{port}/mcp; clients send "
                f"'Authorization: Bearer <token>' (token: {where})", err=True)
-    from vq.query.mcp.connections import ConnectionLimits
+    from vq.query.http_limits import ConnectionLimits
 
     limits = ConnectionLimits(max_connections, max_per_peer, header_timeout)
     serve(settings, (sock, host), token, allow_hosts, limits)
