@@ -1,4 +1,4 @@
-"""One incremental build: discover → reconcile → chunk → encode → write → optimize.
+"""One incremental build: discover → reconcile → chunk + write text → embed → optimize.
 
 The caller holds the build lock (``vq.jobs.runner``). What to read, record and
 drop comes from ``vq.core.manifest.reconcile``, the same plan `vq status --check`
@@ -6,6 +6,14 @@ and `vq doctor` report, so a build does exactly what they said was stale. Work
 is written in batches so a long first build makes durable progress and a stop
 request (SIGTERM) is honoured between batches. Every bad file is recorded in the manifest with its
 reason; nothing already indexed for it is lost.
+
+Text first, then vectors: the local engine commits chunk rows every few seconds,
+without vectors where the table does not already hold them, so a first build is
+searchable (lexically, then hybrid over what has vectors) within seconds of its
+start; ``vq.indexer.embed`` then fills the vectors in from the table, which is
+how a stopped or killed build's successor continues where it stopped. The
+progress record beside the lock (``vq.core.build_progress``) says what the build
+is doing and, by existing, that the index may hold rows without vectors.
 """
 
 from __future__ import annotations
@@ -17,9 +25,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from vq.core import store
+from vq.core.build_progress import clear_record, read_record, write_record
 from vq.core.builds import record_build
-from vq.core.encoder import Encoder, shared_model
+from vq.core.encoder import Encoder, resolve_device, shared_model
 from vq.core.errors import IndexMismatch
+from vq.core.hash_encoder import is_test_model
 from vq.core.manifest import DUPLICATE, ManifestRow, Plan, read_manifest, reconcile
 from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
@@ -27,9 +37,9 @@ from vq.core.walk import Discovery, FileEntry, discover_for, walk_cache_for
 from vq.core.walk_cache import WalkCache
 from vq.core.walk_paths import discover_paths
 from vq.core.window import load_window
-from vq.indexer import maintain, noop, onnx_export, write
+from vq.indexer import embed, maintain, noop, onnx_export, write
 from vq.indexer.engine import SUMMARY_COUNTS, Chunked, Engine, FileWork, make_engine
-from vq.indexer.progress import NullProgress
+from vq.indexer.progress import NullProgress, Tracker
 from vq.indexer.rows import problem_row
 
 
@@ -98,12 +108,16 @@ class Builder:
         self.paths = paths
         self.rebuild = rebuild
         self.progress = progress or NullProgress()
+        self.tracker = Tracker(self.progress, settings.build_lock)
         self.should_stop = should_stop or (lambda: False)
         self.summary = BuildSummary(model=settings.model, rebuilt=rebuild)
         self._encoder = encoder
+        self._bulk: Any = encoder  # an encoder the caller gives encodes everything
         self.engine: Engine = make_engine(settings, rebuild, self.progress, self.encoder)
         self.wrote = False
         self.probe = False
+        self._fts_ready = False
+        self._owed = False  # whether the table may hold rows without vectors
 
     def encoder(self) -> Encoder:
         if self._encoder is None:
@@ -112,6 +126,28 @@ class Builder:
                                          s.devices, s.encode_processes)
         self.summary.device = self._encoder.device.name
         return self._encoder
+
+    def bulk_encoder(self) -> Any:
+        """What encodes the chunks: on a CPU, the ONNX export beside the tables
+        (``vq.core.onnx_encoder``, every core); else the sentence-transformers encoder
+        (CUDA fp16, MPS, a configured multi-process pool, test models)."""
+        if self._bulk is None:
+            self._bulk = self._onnx_encoder() or self.encoder()
+            self.summary.device = self._bulk.device.name
+            if getattr(self._bulk, "backend", "") == "onnx":
+                self.summary.device += f" (onnx {self._bulk.variant})"
+        return self._bulk
+
+    def _onnx_encoder(self) -> Any:
+        s = self.settings
+        if s.devices or s.encode_processes > 1 or s.device not in ("auto", "cpu") \
+                or is_test_model(s.model):
+            return None
+        if s.device == "auto" and resolve_device("auto").name != "cpu":
+            return None
+        from vq.core.onnx_encoder import cpu_count, load_exported
+
+        return load_exported(s.index_dir, s.model, cpu_count(), onnx_export.BULK_VARIANT)
 
     def run(self, vault_ids: tuple[str, ...] = ()) -> BuildSummary:
         """The whole pipeline. A rebuild writes a staged index that replaces the old
@@ -132,15 +168,48 @@ class Builder:
             store.swap_in(index)
         else:
             store.discard(index)
+        self._final_record()
         return summary
+
+    def _start_record(self, index: store.Index, fresh: bool) -> int:
+        """Rows an earlier build left without vectors (counted only when the record it
+        left says there may be some); the record is on disk, saying there may be
+        pending rows, before this build commits any."""
+        earlier = read_record(self.settings.build_lock) or {}
+        maybe = bool(earlier.get("pending_possible"))
+        t = self.tracker
+        t.staged = index.staged_for is not None
+        pending = embed.count_pending(index) if maybe and not fresh and not t.staged else 0
+        t.table_rows, t.table_pending = index.chunks.count_rows(), pending
+        t.pending_possible = maybe or not t.staged
+        write_record(self.settings.build_lock, t.record())
+        self._owed = maybe and not t.staged  # rows an earlier build left without vectors
+        return pending
+
+    def _final_record(self) -> None:
+        """Gone when every row has its vectors (or a rebuild replaced the tables);
+        else kept, so the next build looks for the rows still without vectors."""
+        t = self.tracker
+        if self.summary.outcome == "ok":
+            t.pending_possible, t.table_pending = False, 0
+            clear_record(self.settings.build_lock)
+        else:
+            t.phase("stopped")
+            write_record(self.settings.build_lock, t.record())
 
     def _run(self, index: store.Index, vault_ids: tuple[str, ...]) -> BuildSummary:
         started, timer = time.time(), _Timer(self.summary)
-        self.progress.stage("discover")
+        fresh = self.wrote  # open_index created the tables: nothing in them yet
         found, manifest, plan, cache = self._discover(index, vault_ids)
         self._count_discovery(found, plan)
         timer.lap("discover")
         problem_rows = self._problem_rows(found, plan, manifest)
+        pending = self._start_record(index, fresh)
+        self.tracker.planned(len(plan.to_read), sum(e.size for e in plan.to_read), pending)
+        if (plan.to_read or pending) and index.staged_for is None:
+            # before the first text commit: the first search then never loads torch
+            self.summary.query_onnx = onnx_export.after_build(self.settings, self.encoder,
+                                                              index.meta.model)
         self._process(index, plan.to_read, manifest, timer)
         self.summary.device = self.summary.device or self.engine.device()
         if self.summary.outcome == "ok":
@@ -150,8 +219,13 @@ class Builder:
             self.summary.chunks_deleted += write.delete_vaults(index, plan.pruned_vaults)
             self.wrote |= bool(problem_rows or plan.deleted or plan.pruned_vaults)
         timer.lap("write")
+        if self.summary.outcome == "ok" and self._owed:  # else nothing to scan for
+            self._embed(index)
+            timer.lap("embed")
         if self.summary.outcome == "ok":  # a stop request should not wait for optimize
+            self.tracker.phase("optimize")
             self._finish(index, plan, cache)
+            self.tracker.finish()
         timer.lap("optimize")
         self.summary.seconds["total"] = round(time.time() - started, 3)
         self._record(index, started)
@@ -190,8 +264,9 @@ class Builder:
             return
         if self.summary.plan != "walk cache":
             maintain.run(index, self.settings, self.wrote)
-        self.summary.query_onnx = onnx_export.after_build(self.settings, self.encoder,
-                                                          index.meta.model)
+        if self.summary.query_onnx in ("", "current"):  # else exported before the text
+            self.summary.query_onnx = onnx_export.after_build(self.settings, self.encoder,
+                                                              index.meta.model)
         if cache is not None and self.summary.plan != "walk cache":
             clean = noop.is_empty(plan)
             cache.save(noop.clean_record(index, self.settings) if clean else None)
@@ -269,21 +344,60 @@ class Builder:
 
     def _process(self, index: store.Index, entries: list[FileEntry],
                  manifest: dict[tuple[str, str], ManifestRow], timer: _Timer) -> None:
-        """Hand the files to the engine a write batch at a time; commit each batch whole."""
-        self.progress.stage("index", total=len(entries))
+        """Hand the files to the engine a write batch at a time; commit each batch that
+        comes back whole (the local engine: every few seconds, text first)."""
+        self.tracker.phase("read")
         step = max(1, self.settings.write_batch_files)
         batches = ([FileWork(e, manifest.get((e.vault, e.path))) for e in entries[i:i + step]]
                    for i in range(0, len(entries), step))
+        sizes = {(e.vault, e.path): e.size for e in entries}
         done = self.engine.run(index, batches)
-        for _ in range(0, len(entries), step):
+        while entries:
             if self.should_stop():
                 self.summary.outcome = "interrupted"
                 return
-            batch = next(done)
+            batch = next(done, None)
+            if batch is None:
+                return
             timer.lap("engine")  # wall time; the engine's own chunk/encode seconds follow
             self._commit(index, batch)
             timer.lap("write")
-            self.progress.advance(batch.files)
+            self._committed(index, batch, sizes)
+
+    def _committed(self, index: store.Index, batch: Chunked, sizes: dict) -> None:
+        """The first text commit creates the full-text index (rows added later are
+        searched too, unindexed until maintenance folds them in); progress moves."""
+        if batch.rows and not self._fts_ready:
+            maintain.ensure_fts(index, self.settings)
+            self._fts_ready = True
+        with_vectors = batch.rows if batch.table is None else \
+            batch.table.num_rows - batch.table["vector"].null_count
+        t = self.tracker
+        t.table_rows = index.chunks.count_rows()
+        t.table_pending += batch.rows - with_vectors
+        self._owed |= batch.rows > with_vectors
+        nbytes = sum(sizes.get(tuple(m[k] for k in ("vault", "path")), 0)
+                     for m in batch.manifest)
+        t.chunked(batch.files, nbytes, batch.rows, with_vectors)
+
+    def _embed(self, index: store.Index) -> None:
+        """Vectors for every row still without them; stops between batches when asked."""
+        files = embed.pending_files(index)
+        if not files:
+            return
+        self.tracker.phase("embed")
+        embedder = embed.Embedder(index, self._encode, self.should_stop)
+        left = sum(n for _, n in files)
+        for out, filled in embedder.run(files):
+            left -= filled
+            self.wrote = True
+            self._count(out)
+            self.tracker.embedded(filled)
+        if left > 0:
+            self.summary.outcome = "interrupted"
+
+    def _encode(self, texts: list[str]) -> Any:
+        return self.bulk_encoder().encode(texts)
 
     def _commit(self, index: store.Index, batch: Chunked) -> None:
         """The crash-safe order: blank the hashes, replace the chunks, then the manifest."""
@@ -291,6 +405,10 @@ class Builder:
         self.summary.chunks_deleted += write.delete_chunks(index, batch.keys)
         batch.commit_chunks(index)
         write.upsert_manifest(index, batch.manifest)
+        self._count(batch)
+        self.wrote |= bool(batch.keys or batch.manifest)
+
+    def _count(self, batch: Chunked) -> None:
         s = self.summary
         for part, whole in SUMMARY_COUNTS.items():
             setattr(s, whole, getattr(s, whole) + getattr(batch, part))
@@ -300,7 +418,6 @@ class Builder:
             s.skipped[reason] = s.skipped.get(reason, 0) + count
         for stage, took in batch.seconds.items():
             s.seconds[stage] = round(s.seconds.get(stage, 0) + took, 3)
-        self.wrote |= bool(batch.keys or batch.manifest)
 
     def _record(self, index: store.Index, started: float) -> None:
         s = self.summary

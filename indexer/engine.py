@@ -7,10 +7,14 @@ manifest rows that vouch for them (``write``). So readers see whole batches
 only, and a build killed anywhere leaves a manifest the next build repairs,
 whichever engine ran.
 
-``LocalEngine`` does the work in this process (the encoder may fan out over its
-own multi-process pool); ``engine_ray.RayEngine`` does it in Ray actors that
-write Lance fragments for the driver to commit. Both run ``chunk_files`` and
-``vectors_for``, so both make the same rows from the same tree.
+``LocalEngine`` puts text first: it hands back a batch every ``TEXT_SECONDS`` of
+chunking (at most a write batch of files) whose rows carry vectors only where
+the table already knows them (an unchanged chunk of an edited file); the rest
+are committed without vectors, searchable lexically at once, and
+``vq.indexer.embed`` gives them their vectors afterwards. ``engine_ray.RayEngine``
+does the work in Ray actors that write Lance fragments (vectors included) for the
+driver to commit. Both run ``chunk_files``, so both make the same rows from the
+same tree.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from vq.indexer.rows import PendingChunk, document_rows, manifest_row
 from vq.indexer.window import Fit, fitter
 
 Key = tuple[str, str]
+TEXT_SECONDS = 2.0  # chunking time between two text commits: searchable within seconds
 
 
 @dataclass(frozen=True)
@@ -206,8 +211,31 @@ def vectors_for(index: store.Index, pending: list[PendingChunk],
     return vectors, sections
 
 
+def known_vectors(index: store.Index, pending: list[PendingChunk], rebuild: bool, out: Chunked
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(piece vectors, section vectors, known): the vectors the table already holds for
+    these chunks, with ``known`` True where it holds both (only those rows get vectors
+    now; the others are left for ``vq.indexer.embed``). A rebuild reuses nothing."""
+    dim = index.meta.dim
+    vectors = np.zeros((len(pending), dim), dtype=np.float32)
+    sections = np.zeros((len(pending), dim), dtype=np.float32)
+    known = np.zeros(len(pending), dtype=bool)
+    if rebuild or not pending:
+        return vectors, sections, known
+    stored = write.stored_vectors(index, {p.text_hash for p in pending})
+    split = {p.section_hash for p in pending if p.section_text is not None}
+    stored.update(write.stored_vectors(index, split - stored.keys(), "section_hash",
+                                       "section_vector"))
+    for i, p in enumerate(pending):
+        if p.text_hash in stored and p.section_hash in stored:
+            vectors[i], sections[i], known[i] = stored[p.text_hash], stored[p.section_hash], True
+    out.reused += int(known.sum())
+    return vectors, sections, known
+
+
 class LocalEngine:
-    """Chunk and encode in this process: the default, and the fastest on one machine."""
+    """Chunk in this process and hand back text first: the default on one machine
+    (the build's embed step encodes, with its own encoder)."""
 
     def __init__(self, settings: Any, rebuild: bool, progress: Any,
                  encoder: Callable[[], Any]) -> None:
@@ -216,6 +244,7 @@ class LocalEngine:
         self.chunker = FileChunker(settings, limits_for(settings))
         self.fit = fitter(settings.model)
         self.kinds = {v.id: v.kind for v in settings.vaults}
+        self.text_seconds = TEXT_SECONDS
 
     def dim(self) -> int:
         return int(self._encoder().dim)
@@ -224,20 +253,28 @@ class LocalEngine:
         return ""  # the build's encoder records its device itself, once it loads
 
     def run(self, index: store.Index, batches: Iterable[list[FileWork]]) -> Iterator[Chunked]:
+        """A batch every ``TEXT_SECONDS`` of chunking, or at the end of a write batch:
+        text commits stay seconds apart however slow the files are to chunk."""
         for batch in batches:
-            pending, out = chunk_files(self.chunker, self.kinds, batch, fit=self.fit)
-            vectors = vectors_for(index, pending, self._encode, self.rebuild, out)
-            out.skipped.update(self.chunker.skipped)
-            self.chunker.skipped.clear()
-            if pending:
-                out.table = write.chunk_table(index.meta, [p.row for p in pending], *vectors)
-            yield out
+            pending: list[PendingChunk] = []
+            out, started = Chunked(), time.monotonic()
+            for n, work in enumerate(batch, 1):
+                more, part = chunk_files(self.chunker, self.kinds, [work], fit=self.fit)
+                pending += more
+                out.merge(part)
+                if n == len(batch) or time.monotonic() - started >= self.text_seconds:
+                    yield self._text_batch(index, pending, out)
+                    pending, out, started = [], Chunked(), time.monotonic()
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        self.progress.stage("encode", total=len(texts))
-        vectors = self._encoder().encode(texts, progress=self.progress.advance)
-        self.progress.stage("index")
-        return vectors
+    def _text_batch(self, index: store.Index, pending: list[PendingChunk], out: Chunked
+                    ) -> Chunked:
+        out.skipped.update(self.chunker.skipped)
+        self.chunker.skipped.clear()
+        if pending:
+            vectors, sections, known = known_vectors(index, pending, self.rebuild, out)
+            out.table = write.chunk_table(index.meta, [p.row for p in pending], vectors,
+                                          sections, known)
+        return out
 
     def close(self) -> None:
         pass  # the encoder is shared per process (``shared_model``) and outlives a build

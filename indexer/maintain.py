@@ -50,6 +50,21 @@ def ensure_indexes(index: Index, settings: Settings) -> list[str]:
     return created
 
 
+def ensure_fts(index: Index, settings: Settings) -> None:
+    """The full-text index(es) as soon as the first text batch is committed, so a
+    search during the build finds text lexically (later rows are searched unindexed
+    until ``optimize`` folds them in); vector indexes wait for the end of the build."""
+    from lancedb.index import FTS
+
+    found = indices(index.chunks)
+    columns = [(FTS_COLUMN, FTS_INDEX)]
+    if settings.search.heading_boost > 0:
+        columns.append((HEADING_COLUMN, HEADING_INDEX))
+    for column, name in columns:
+        if name not in found:
+            index.chunks.create_index(column, config=FTS(**FTS_OPTIONS), replace=True)
+
+
 def fts_outdated(table: Any) -> bool:
     """True when the full-text index was built with other tokenizer options than
     ``FTS_OPTIONS`` (an index from an older vq): only it is rebuilt, no vector is."""

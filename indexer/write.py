@@ -26,7 +26,8 @@ def stored_vectors(index: Index, hashes: set[str], hash_column: str = "text_hash
         return found  # an index from before section vectors (it is being rebuilt)
     for i in range(0, len(wanted), IN_BATCH):
         part = wanted[i:i + IN_BATCH]
-        table = (index.chunks.search().where(sql_in(hash_column, part))
+        where = f"{sql_in(hash_column, part)} AND {vector_column} IS NOT NULL"
+        table = (index.chunks.search().where(where)
                  .select([hash_column, vector_column]).limit(None).to_arrow())
         if not table.num_rows:
             continue
@@ -46,18 +47,39 @@ def delete_chunks(index: Index, keys: Iterable[tuple[str, str]]) -> int:
 
 
 def chunk_table(meta: IndexMeta, rows: list[dict], vectors: np.ndarray,
-                section_vectors: np.ndarray | None = None) -> pa.Table:
+                section_vectors: np.ndarray | None = None, known: np.ndarray | None = None
+                ) -> pa.Table:
     """Chunk rows plus their vectors (and their sections' vectors; None: each piece is
-    its section) as an Arrow table in the index's schema and dtype."""
+    its section) as an Arrow table in the index's schema and dtype. With ``known``,
+    rows where it is False get both vectors null: text now, vectors later
+    (``vq.indexer.embed``)."""
     schema = chunks_schema(meta)
     vector_columns = ("vector", "section_vector")
     columns = {f.name: [r[f.name] for r in rows] for f in schema if f.name not in vector_columns}
-    dtype = np.float16 if meta.vector_dtype == "float16" else np.float32
     sections = vectors if section_vectors is None else section_vectors
     for name, matrix in zip(vector_columns, (vectors, sections), strict=True):
-        flat = pa.array(matrix.astype(dtype).reshape(-1))
-        columns[name] = pa.FixedSizeListArray.from_arrays(flat, meta.dim)
+        columns[name] = vector_array(matrix, meta, known)
     return pa.Table.from_pydict(columns, schema=schema)
+
+
+def vector_array(matrix: np.ndarray, meta: IndexMeta, known: np.ndarray | None = None
+                 ) -> pa.Array:
+    """Rows of ``matrix`` as a vector column in the index's dtype; null where not ``known``."""
+    dtype = np.float16 if meta.vector_dtype == "float16" else np.float32
+    flat = pa.array(matrix.astype(dtype).reshape(-1))
+    if known is None or known.all():
+        return pa.FixedSizeListArray.from_arrays(flat, meta.dim)
+    return pa.FixedSizeListArray.from_arrays(flat, meta.dim, mask=pa.array(~known))
+
+
+def fill_vectors(index: Index, ids: list[str], vectors: np.ndarray, sections: np.ndarray
+                 ) -> None:
+    """Give rows committed without vectors their vectors, by id, in one commit: a
+    reader sees each row either without vectors or with both."""
+    table = pa.table({"id": pa.array(ids, pa.string()),
+                      "vector": vector_array(vectors, index.meta),
+                      "section_vector": vector_array(sections, index.meta)})
+    index.chunks.merge_insert("id").when_matched_update_all().execute(table)
 
 
 def mark_pending(index: Index, keys: list[tuple[str, str]]) -> None:

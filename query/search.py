@@ -16,6 +16,7 @@ from typing import Any
 
 from vq.core import store
 from vq.core.attr_list import strip_breadcrumb
+from vq.core.build_progress import embedding_notices
 from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
 from vq.core.schema import SECTION_VECTOR
@@ -123,6 +124,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     index = sources.index
     models = models or models_for(settings, index)
     res = Result([], q.method, q.method, index.meta.model, filters=q.filters.active())
+    res.notices += embedding_notices(settings.build_lock)
     preds = predicates(index, q.filters)
     where = combine(preds)
     pool = q.pool or max(settings.search.pool, 5 * q.limit)

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from vq.core import store
+from vq.core.build_progress import read_record
 from vq.core.builds import finished_at, last_build
 from vq.core.lock import lock_state, overdue
 from vq.core.settings import Settings
@@ -40,6 +41,9 @@ class Status:
     lock: str | None = None
     lock_warning: str = ""  # held far longer than a build should (``vq.core.lock.overdue``)
     service: dict[str, Any] | None = None
+    chunks: int = 0
+    embedded: int = 0           # chunks with their vectors; fewer while a build embeds
+    progress: dict[str, Any] | None = None  # the running build's record (lock held)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,6 +76,11 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
     if out.lock:
         usual = out.last_build["seconds"] if out.last_build else None
         out.lock_warning = overdue(settings.build_lock, usual, settings.build_max_seconds)
+    record = read_record(settings.build_lock)
+    out.chunks = out.embedded = index.chunks.count_rows()
+    if record is not None:  # only then can rows lack vectors: count them
+        out.embedded -= index.chunks.count_rows("vector IS NULL")
+        out.progress = record if out.lock else None
     from vq.query.service.client import service_state
 
     state = service_state(settings)

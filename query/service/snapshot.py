@@ -111,6 +111,8 @@ def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
     snap.rowid_order = np.argsort(snap.row_ids, kind="stable")
     matrix_bytes = 0
     for column in matrices:
+        if data[column].null_count:
+            continue  # a build is still embedding: LanceDB's scan skips rows without vectors
         unit = _unit_rows(data[column], index.meta.dim)
         matrix_bytes += unit.nbytes
         built = None

@@ -1,57 +1,102 @@
-"""Progress bars: one bar per stage, totals that grow batch by batch."""
+"""Build progress: one total that never shrinks, a line every 30 s off a TTY, a record."""
 
 from __future__ import annotations
 
-from vq.indexer.progress import NullProgress, RichProgress, make_progress
+import io
+
+from vq.core.build_progress import embedded_line, read_record
+from vq.indexer import progress
+from vq.indexer.progress import LineProgress, NullProgress, RichProgress, Tracker, make_progress
 
 
-def test_each_stage_keeps_one_bar_whose_total_grows_per_batch():
-    bar = RichProgress()
-    try:
-        bar.stage("index", 3)
-        for texts in (5, 2):  # two write batches, each encoding some chunks
-            bar.stage("encode", texts)
-            bar.advance(texts)
-            bar.stage("index")
-        bar.advance(3)
-        bars = {t.description: (t.completed, t.total) for t in bar._progress.tasks}
-    finally:
-        bar.close()
-    assert bars == {"index": (3, 3), "encode": (7, 7)}
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
 
 
-def test_no_bars_off_a_tty_or_in_ci(monkeypatch):
+def test_the_total_never_moves_backwards_while_the_estimate_is_refined():
+    t = Tracker(now=Clock())
+    t.planned(files=10, nbytes=100 * progress.BYTES_PER_CHUNK, pending=5)
+    totals = [t.total]
+    assert t.total == 105
+    t.chunked(files=2, nbytes=10_000, rows=40, with_vectors=0)  # denser than the prior
+    totals.append(t.total)
+    t.chunked(files=8, nbytes=80_000, rows=20, with_vectors=0)  # then far sparser
+    totals.append(t.total)
+    assert totals == sorted(totals) and totals[1] > totals[0], totals
+    assert t.total == totals[1], "the estimate shrank the total"
+    t.embedded(30)
+    t.finish()
+    assert t.done == t.total == 65, "a finished build's bar is full"
+
+
+def test_rate_and_eta_come_from_the_embedding_so_far():
+    clock = Clock()
+    t = Tracker(now=clock)
+    t.planned(files=1, nbytes=0, pending=100)
+    t.phase("embed")
+    clock.t = 10.0
+    t.embedded(40)
+    view = t.view()
+    assert view.rate == 4.0 and view.eta == 15.0
+    assert "40 of ~100 chunks embedded (40%)" in view.line() and "ETA 0m15s" in view.line()
+
+
+def test_off_a_tty_one_line_every_30_seconds():
+    clock, out = Clock(), io.StringIO()
+    t = Tracker(LineProgress(out, clock), now=clock)
+    t.planned(files=4, nbytes=0, pending=200)
+    t.phase("embed")
+    for second in range(1, 95):
+        clock.t = float(second)
+        t.embedded(1)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 3, lines  # at 30, 60 and 90 s
+    assert lines[0].startswith("vq build: embed: 30 of ~200 chunks embedded (15%)")
+
+
+def test_the_record_beside_the_lock_says_how_much_is_embedded(tmp_path):
+    lock = tmp_path / "build.lock"
+    t = Tracker(lock_path=lock, now=Clock())
+    t.table_rows, t.table_pending = 15_348, 15_348
+    t.planned(files=3, nbytes=0, pending=15_348)
+    t.phase("embed")
+    t.embedded(12_400)
+    record = read_record(lock)
+    assert record["done"] == 12_400 and record["phase"] == "embed"
+    assert embedded_line(record) == "12,400 of 15,348 chunks embedded"
+    assert embedded_line({**record, "staged": True}) is None  # a rebuild's tables: not searched
+
+
+def test_a_bar_on_a_tty_a_line_in_ci_none_when_asked(monkeypatch):
     monkeypatch.setenv("CI", "true")
-    assert type(make_progress()) is NullProgress
+    assert type(make_progress()) is LineProgress
+    assert type(make_progress(False)) is NullProgress
     forced = make_progress(True)
     forced.close()
     assert isinstance(forced, RichProgress)
 
 
-def test_progress_lines_are_json_per_stage_with_counts_that_grow_per_batch():
-    """`vq build --progress-lines` (what `vq ui` reads): a stage switch and a stage's last
-    step always make a line; each stage keeps its own counts, as the bars do."""
-    import io
+def test_progress_lines_are_json_with_the_whole_builds_counts():
+    """`vq build --progress-lines` (what `vq ui` reads): a change of phase is always
+    written, other updates at most every ``every`` seconds."""
     import json
 
-    from vq.indexer.progress import LineProgress
+    from vq.indexer.progress import JsonLinesProgress
 
-    out = io.StringIO()
-    bar = make_progress("lines")
-    assert isinstance(bar, LineProgress)
-    bar = LineProgress(out, every=3600.0)  # no timed lines: only the forced ones
-    bar.stage("discover")
-    bar.stage("index", 3)
-    for texts in (5, 2):
-        bar.stage("encode", texts)
-        bar.advance(texts - 1)  # within the interval: no line
-        bar.advance(1)          # the stage's last step so far: a line
-        bar.stage("index")
-    bar.advance(3)
-    bar.close()
+    clock, out = Clock(), io.StringIO()
+    t = Tracker(JsonLinesProgress(out, every=3600.0, now=clock), now=clock)
+    t.planned(files=2, nbytes=0, pending=10)
+    t.phase("embed")
+    t.embedded(4)  # within ``every`` of the phase's line: not written
+    t.phase("optimize")
+    t.finish()  # the last step, within ``every`` too
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert lines[0] == {"stage": "discover", "done": 0, "total": 0}
-    assert {"stage": "encode", "done": 5, "total": 5} in lines
-    assert {"stage": "encode", "done": 7, "total": 7} in lines
-    assert lines[-1] == {"stage": "index", "done": 3, "total": 3}
-    assert not any(line["stage"] == "encode" and line["done"] == 4 for line in lines)
+    assert lines == [{"stage": "discover", "done": 0, "total": 10},
+                     {"stage": "embed", "done": 0, "total": 10},
+                     {"stage": "optimize", "done": 4, "total": 10},
+                     {"stage": "optimize", "done": 10, "total": 10}]
+    assert type(make_progress("lines")) is JsonLinesProgress

@@ -71,8 +71,9 @@ def snapshot(index_dir: str) -> tuple[list[tuple], list[tuple]]:
     from vq.core import store
 
     index = store.open_index(index_dir)
-    chunk_cols = ["id", "vault", "path", "start_line", "end_line", "text_hash"]
-    chunks = index.chunks.search().select(chunk_cols).limit(None).to_arrow().to_pylist()
+    chunk_cols = ["id", "vault", "path", "start_line", "end_line", "text_hash", "embedded"]
+    data = index.chunks.search().select(chunk_cols[:-1] + ["vector"]).limit(None).to_arrow()
+    chunks = [{**row, "embedded": row.pop("vector") is not None} for row in data.to_pylist()]
     file_cols = ["vault", "path", "hash", "chunks", "error"]
     files = index.files.search().select(file_cols).limit(None).to_arrow().to_pylist()
     return (sorted(tuple(r[c] for c in chunk_cols) for r in chunks),
@@ -206,6 +207,24 @@ def kill_build(config: Path, index: Path, timing: Timing, rng: random.Random,
     return Kill(mode, round(at, 3) if alive else 0.0, len(watch.changes), alive)
 
 
+def kill_in_phase(config: Path, index: Path, phase: str, rng: random.Random,
+                  jitter: float = 0.02) -> Kill:
+    """SIGKILL a build a few milliseconds after its progress record (beside the lock in
+    ``index``) first names ``phase`` (e.g. "embed": while rows wait for vectors)."""
+    from vq.core.build_progress import read_record
+
+    watch = Watch(config, index)
+    lock = index / "build.lock"
+    alive = watch.until(lambda: (read_record(lock) or {}).get("phase") == phase)
+    mark, wait = time.monotonic(), rng.uniform(0, jitter)
+    alive = alive and watch.until(lambda: time.monotonic() - mark >= wait)
+    at = time.monotonic() - watch.started
+    if alive:
+        watch.proc.send_signal(signal.SIGKILL)
+    watch.proc.wait(timeout=60)
+    return Kill(phase, round(at, 3) if alive else 0.0, len(watch.changes), alive)
+
+
 @dataclass
 class Trial:
     seed: int
@@ -229,7 +248,8 @@ def run_seed(workdir: Path, seed: int, timing: dict[str, Timing], files: int = 4
              build: Callable[[Path], None] = subprocess_build,
              phases: tuple[str, ...] = ("first", "incremental"), model: str | None = None,
              within: float = 1.0) -> list[Trial]:
-    """Kill a first and/or an incremental build (see ``kill_build``); check each converges.
+    """Kill a first and/or an incremental build (see ``kill_build``); check each converges
+    (the same rows, every one with its vectors).
 
     ``timing``: ``timings()`` of this machine (with the same ``model``). ``build`` runs
     the reference and repair builds (in-process in the tests).

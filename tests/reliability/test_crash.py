@@ -42,3 +42,24 @@ def test_killed_builds_converge_to_a_clean_build(tmp_path, seed, phase, mode, ti
         assert t.kill.killed, f"the build finished before the kill: nothing was tested {t}"
         assert t.kill.writes_seen >= 1, f"killed before its first write {t}"
         assert t.converged, t
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_a_build_killed_while_embedding_converges(tmp_path, seed, test_models):
+    """Text committed, vectors part-way: the kill leaves rows without vectors (searchable by
+    text) that the next build embeds, and no others."""
+    import random
+
+    from vq.core.build_progress import read_record
+
+    vault, index, ref = tmp_path / "vault", tmp_path / "index", tmp_path / "ref"
+    harness.write_vault(vault, seed, 40)
+    cfg = harness.write_config(tmp_path / "vq.yaml", vault, index, model=harness.TEST_MODEL)
+    ref_cfg = harness.write_config(tmp_path / "ref.yaml", vault, ref, model=harness.TEST_MODEL)
+    kill = harness.kill_in_phase(cfg, index, "embed", random.Random(seed))
+    assert kill.killed, f"the build finished before the kill: nothing was tested {kill}"
+    assert read_record(index / "build.lock")["pending_possible"]
+    for config in (cfg, ref_cfg):
+        assert locked_build(load_settings(str(config))).outcome == "ok"
+    assert harness.snapshot(str(index)) == harness.snapshot(str(ref))
+    assert read_record(index / "build.lock") is None

@@ -6,6 +6,9 @@ It lives in ``vq.jobs`` because a build is a job run under the lock
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from vq.cli.shared import EXIT_CODES, echo_json, settings_from, vault_ids
@@ -51,8 +54,9 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     if not settings.vaults:
         raise NoVaults(settings.config_file)
     bar = make_progress("lines" if progress_lines else progress)
+    stop, restore = _first_ctrl_c_stops()
     try:
-        result = locked_build(settings, vaults, rebuild, wait, bar)
+        result = locked_build(settings, vaults, rebuild, wait, bar, should_stop=stop.is_set)
     except VqError:
         raise
     except Exception as exc:  # e.g. a commit conflict with a second builder on shared storage
@@ -65,6 +69,7 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
                       "run `vq build` again: it repairs whatever this one left half-done"
                       ) from exc
     finally:
+        restore()
         bar.close()
     if isinstance(result, Skipped):
         click.echo(result.line(), err=True)
@@ -80,3 +85,30 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
         echo_json(result.to_json())
     else:
         click.echo(shown(result.line()), err=True)
+    if result.outcome == "interrupted":
+        ctx.exit(130)  # the batches it committed stay; the next build continues from them
+
+
+def _first_ctrl_c_stops() -> tuple[Any, Callable[[], None]]:
+    """The first Ctrl-C (SIGINT) asks the build to stop after the batch in hand, so the
+    chunks it encoded are committed, not encoded again next time; a second one stops
+    at once. Returns (the stop event, a function that puts the old handler back)."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        return stop, lambda: None
+    previous = signal.getsignal(signal.SIGINT)
+
+    def first(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        click.echo("stopping after the batch in hand (Ctrl-C again to stop now)", err=True)
+
+    def restore() -> None:
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, first)
+    return stop, restore

@@ -58,12 +58,30 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
     b = st.last_build
     if b:
         click.echo(f"build  {when_built(b)}; {b['outcome']}, device {b['device'] or '-'}")
+    if st.embedded < st.chunks:
+        click.echo(f"embed  {st.embedded:,} of {st.chunks:,} chunks embedded (the rest match "
+                   f"by text only{'' if st.lock else '; run `vq build`'})")
+    if st.progress:
+        click.echo(f"now    {_progress_line(st.progress)}")
     click.echo(f"lock   {('held by ' + st.lock) if st.lock else 'free'}")
     if st.lock_warning:
         click.echo(f"warning {st.lock_warning}")
     click.echo(f"serve  {_service_line(st.service)}")
     for e in st.errors:
         click.echo(shown(f"error  {e['vault']}:{e['path']}: {e['error']}"))
+
+
+def _progress_line(record: dict) -> str:
+    """The running build, from its record: "embed: 12,400 of ~15,348 chunks (81%), ..."."""
+    done, total = record.get("done", 0), record.get("total", 0)
+    parts = [f"building ({record.get('phase', '?')}): {done:,} of ~{total:,} chunks"
+             + (f" ({100 * done / total:.0f}%)" if total else ""),
+             f"{record.get('files_done', 0):,} of {record.get('files_total', 0):,} files read"]
+    if record.get("rate"):
+        parts.append(f"{record['rate']:,.1f} chunks/s")
+    if record.get("eta_s") is not None:
+        parts.append(f"ETA {ago(record['eta_s'])}")
+    return ", ".join(parts)
 
 
 def _service_line(svc: dict | None) -> str:

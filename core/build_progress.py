@@ -1,0 +1,64 @@
+"""The build's progress record beside its lock: what a running build is doing, and
+whether the index holds chunks still waiting for their vectors.
+
+A build writes it (atomically) when it starts work and as it goes; `vq status`
+shows it while the lock is held, and a search that finds it says how much of the
+index is embedded (``notice``). It outlives a killed or stopped build on purpose:
+its presence is what tells the next build to look for rows without vectors (a
+build that finds none skips that scan), so it is written before the first such
+row is committed and removed only once none is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def record_path(lock_path: Path) -> Path:
+    return lock_path.with_name(lock_path.name + ".progress")
+
+
+def write_record(lock_path: Path, record: dict[str, Any]) -> None:
+    path = record_path(lock_path)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(record), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_record(lock_path: Path) -> dict[str, Any] | None:
+    """The record, or None when there is none (or it cannot be read: best effort)."""
+    try:
+        data = json.loads(record_path(lock_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def clear_record(lock_path: Path) -> None:
+    record_path(lock_path).unlink(missing_ok=True)
+
+
+def embedded_line(record: dict[str, Any]) -> str | None:
+    """"12,400 of 15,348 chunks embedded", or None when every chunk has its vectors
+    (or the record is about a rebuild's staged tables, not the ones searched)."""
+    rows, pending = int(record.get("table_rows", 0)), int(record.get("table_pending", 0))
+    if record.get("staged") or pending <= 0:
+        return None
+    return f"{max(0, rows - pending):,} of {rows:,} chunks embedded"
+
+
+def embedding_notices(lock_path: Path) -> list[str]:
+    """A search's notice while rows wait for their vectors (a build is embedding them,
+    or one was stopped): hybrid and dense search rank only the embedded ones by meaning."""
+    from vq.core.lock import lock_state
+
+    record = read_record(lock_path)
+    line = embedded_line(record) if record else None
+    if line is None:
+        return []
+    running = lock_state(lock_path) is not None
+    rest = "a build is embedding the rest" if running else "run `vq build` to embed the rest"
+    return [f"{line}; the others match by text only ({rest})"]

@@ -1,0 +1,156 @@
+"""Text first, vectors after: a build is searchable before it is embedded, says how much
+is embedded, and a stopped build's successor encodes only what is left.
+
+The deterministic test encoder (``vq-test/hash-384``) stands in for the model: what is
+under test is when rows and vectors land, not what the vectors mean.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.conftest import write_config
+from tests.reliability.harness import write_vault
+from vq.core import store
+from vq.core.build_progress import read_record
+from vq.core.hash_encoder import HashEncoder
+from vq.indexer import embed, engine
+from vq.jobs.runner import locked_build
+
+
+@pytest.fixture
+def small_batches(monkeypatch):
+    """A text commit after every file and embed batches of at most 8 rows, so a small
+    vault makes a build with many of each."""
+    monkeypatch.setattr(engine, "TEXT_SECONDS", 0.0)
+    monkeypatch.setattr(embed, "FIRST_BATCH", 8)
+    monkeypatch.setattr(embed, "MIN_BATCH", 8)
+    monkeypatch.setattr(embed, "MAX_BATCH", 8)
+
+
+@pytest.fixture
+def hash_vault(tmp_path, test_models, small_batches):
+    from vq.core.settings import load_settings
+
+    write_vault(tmp_path / "v", 7, files=24)
+    config = write_config(tmp_path / "vq.yaml", {
+        "index_dir": str(tmp_path / "index"), "model": test_models,
+        "vaults": {"v": {"path": str(tmp_path / "v")}}})
+    return config, load_settings(str(config))
+
+
+class Recording(HashEncoder):
+    """The test encoder, noting every text it encodes and calling ``during`` before
+    encoding a batch (its return value True stops the build there)."""
+
+    def __init__(self, name: str, during=None) -> None:
+        super().__init__(name, 64)
+        self.texts: list[str] = []
+        self.batches = 0
+        self.during = during
+
+    def encode(self, texts, progress=None):
+        self.batches += 1
+        if self.during is not None:
+            self.during(self)
+        self.texts += texts
+        return super().encode(texts, progress)
+
+
+def test_a_search_during_the_first_build_answers_and_says_how_much_is_embedded(
+        hash_vault, cli):
+    config, settings = hash_vault
+    seen = {}
+
+    def search_now(enc):
+        if enc.batches == 2:  # text all committed, one embed batch in
+            seen["search"] = cli("--config", config, "search", "--json", "rollback release")
+            seen["status"] = cli("--config", config, "status")
+            seen["rows"] = store.open_for(settings).chunks.count_rows(embed.PENDING)
+
+    summary = locked_build(settings, encoder=Recording(settings.model, search_now))
+    assert summary.outcome == "ok"
+    found = seen["search"]
+    assert found.exit_code == 0, found.stderr
+    assert json.loads(found.stdout), "no hits during the build"
+    total = store.open_for(settings).chunks.count_rows()
+    embedded = total - seen["rows"]
+    assert 0 < seen["rows"] < total, "the search ran when nothing, or everything, was embedded"
+    assert (f"notice: {embedded:,} of {total:,} chunks embedded; the others match by text "
+            "only (a build is embedding the rest)") in found.stderr
+    assert f"{embedded:,} of {total:,} chunks embedded" in seen["status"].stdout
+    running = re.search(r"building \(embed\): ([\d,]+) of ~([\d,]+) chunks", seen["status"].stdout)
+    assert running, seen["status"].stdout
+    assert int(running[1]) == embedded and int(running[2].replace(",", "")) >= total
+    assert read_record(settings.build_lock) is None, "a finished build left its record"
+    quiet = cli("--config", config, "search", "rollback release")
+    assert quiet.exit_code == 0 and "notice" not in quiet.stderr
+
+
+def test_a_stopped_build_leaves_text_searchable_and_the_next_encodes_only_the_rest(
+        hash_vault, cli):
+    config, settings = hash_vault
+    first = Recording(settings.model)
+    summary = locked_build(settings, encoder=first, should_stop=lambda: first.batches >= 2)
+    assert summary.outcome == "interrupted"
+    index = store.open_for(settings)
+    waiting, total = index.chunks.count_rows(embed.PENDING), index.chunks.count_rows()
+    assert 0 < waiting < total
+    record = read_record(settings.build_lock)
+    assert record and record["pending_possible"] and record["table_pending"] == waiting
+    stopped = cli("--config", config, "search", "rollback release")
+    assert stopped.exit_code == 0
+    assert "run `vq build` to embed the rest" in stopped.stderr
+
+    second = Recording(settings.model)
+    assert locked_build(settings, encoder=second).outcome == "ok"
+    assert not set(first.texts) & set(second.texts), "a committed vector was encoded again"
+    clean = Recording(settings.model)
+    settings_clean = settings.__class__(**{**settings.__dict__,
+                                           "index_dir": str(settings.index_dir) + "-clean"})
+    assert locked_build(settings_clean, encoder=clean).outcome == "ok"
+    assert sorted(first.texts + second.texts) == sorted(clean.texts)
+    assert store.open_for(settings).chunks.count_rows(embed.PENDING) == 0
+    assert read_record(settings.build_lock) is None
+
+
+def test_an_edit_reuses_vectors_at_text_time_and_encodes_only_new_chunks(hash_vault):
+    config, settings = hash_vault
+    assert locked_build(settings, encoder=Recording(settings.model)).outcome == "ok"
+    note = sorted(settings.vaults[0].path.rglob("*.md"))[0]
+    note.write_text(note.read_text() + "\n## Appendix\n\nan entirely new closing remark\n")
+    again = Recording(settings.model)
+    summary = locked_build(settings, encoder=again)
+    assert summary.outcome == "ok" and summary.chunks_reused > 0
+    assert again.texts and all("Appendix" in t or "closing remark" in t or note.name in t
+                               for t in again.texts)
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_the_committed_text_and_the_next_build_finishes_it(tmp_path, test_models):
+    """A real `vq build` gets SIGINT while it commits text: it stops after the batch in
+    hand (exit 130); what it committed stays searchable; the next build converges."""
+    import signal
+
+    from tests.reliability import harness
+    from vq.core.build_progress import read_record as record_of
+
+    vault, index = tmp_path / "v", tmp_path / "index"
+    write_vault(vault, 3, files=40)
+    config = harness.write_config(tmp_path / "vq.yaml", vault, index, batch=1,
+                                  model=test_models)
+    watch = harness.Watch(config, index)
+    assert watch.until(lambda: (record_of(index / "build.lock") or {}).get("files_done", 0) >= 3)
+    watch.proc.send_signal(signal.SIGINT)
+    _, err = watch.proc.communicate(timeout=120)
+    assert watch.proc.returncode == 130, err.decode()
+    assert "stopping after the batch in hand" in err.decode()
+    kept = store.open_index(str(index)).chunks.count_rows()
+    assert kept > 0, "the committed text was thrown away"
+    harness.subprocess_build(config)
+    ref = harness.write_config(tmp_path / "ref.yaml", vault, tmp_path / "ref", model=test_models)
+    harness.subprocess_build(ref)
+    assert harness.snapshot(str(index)) == harness.snapshot(str(tmp_path / "ref"))
