@@ -1,21 +1,24 @@
 """CPU encoders for the build: sentence-transformers (torch) vs the ONNX export, fp32 and
 int8 (dynamic quantisation), on the texts a build of the dev sets encodes.
 
-For each encoder: chunks/s over the same texts (each encoder twice, interleaved, the
-faster run kept), cosine to sentence-transformers' vectors (min and mean), and nDCG@10
+For each encoder: chunks/s over the same texts (``--rounds`` interleaved runs, the
+fastest kept; ``--sample`` of them on a busy machine), cosine to sentence-transformers'
+vectors over every text (min and mean), and nDCG@10
 of hybrid search on each dev set with the index built and queried by that encoder
 (the build's vectors replayed from the throughput run, so nothing is encoded twice).
 The rule the build follows (``vq.indexer.onnx_export.BULK_VARIANT``): ONNX fp32 must
 reach cosine >= 0.999; int8 is kept only where it is faster and its nDCG@10 stays
 within 0.005 of sentence-transformers' on every dev set.
 
-    python -m bench.encoders [--work DIR] [--json OUT] [--threads N]
+    python -m bench.encoders [--devsets NAME...] [--sample N] [--rounds N] [--threads N]
+                             [--work DIR] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import shutil
 import time
 from pathlib import Path
@@ -27,8 +30,9 @@ from bench import quality
 from bench.common import MODEL, RandomEncoder, log, prepare_env, scratch, settings_for, write_config
 
 
-def dev_corpora(work: Path) -> list[Any]:
-    return [c for c in (quality.devset_corpus(work), quality.contributing_corpus(work)) if c]
+def dev_corpora(work: Path, names: list[str] | None = None) -> list[Any]:
+    found = [c for c in (quality.devset_corpus(work), quality.contributing_corpus(work)) if c]
+    return [c for c in found if not names or c.name in names]
 
 
 def config_for(corpus: Any, base: Path) -> Path:
@@ -77,18 +81,17 @@ class Replay:
         return np.stack([self.vectors[t] for t in texts])
 
 
-def throughput(encs: dict[str, Any], texts: list[str]) -> tuple[dict, dict]:
-    """(chunks/s per encoder, vectors per encoder): two interleaved rounds, best kept."""
+def throughput(encs: dict[str, Any], texts: list[str], rounds: int) -> dict[str, float]:
+    """Chunks/s per encoder over ``texts``: ``rounds`` interleaved runs, the best kept."""
     best: dict[str, float] = {}
-    vectors: dict[str, np.ndarray] = {}
-    for round_ in (1, 2):
+    for round_ in range(1, rounds + 1):
         for name, enc in encs.items():
             log(f"encoders: {name}, {len(texts)} texts, round {round_}")
             start = time.perf_counter()
-            vectors[name] = enc.encode(texts)
+            enc.encode(texts)
             took = time.perf_counter() - start
             best[name] = max(best.get(name, 0.0), len(texts) / took)
-    return {k: round(v, 1) for k, v in best.items()}, vectors
+    return {k: round(v, 1) for k, v in best.items()}
 
 
 def ndcg(corpus: Any, base: Path, enc: Any) -> float:
@@ -106,16 +109,23 @@ def ndcg(corpus: Any, base: Path, enc: Any) -> float:
     return round(float(scored["ndcg@10"]), 4)
 
 
-def run(work: Path, threads: int) -> dict:
-    corpora = dev_corpora(work)
+def run(work: Path, threads: int, names: list[str] | None = None, sample: int = 0,
+        rounds: int = 2) -> dict:
+    corpora = dev_corpora(work, names)
     if not corpora:
         return {"skipped": "no Node.js docs (apt-get install nodejs) for the dev sets"}
     texts_by = {c.name: build_texts(c, work / c.name) for c in corpora}
     texts = sorted({t for ts in texts_by.values() for t in ts})
+    timed = random.Random(5).sample(texts, sample) if 0 < sample < len(texts) else texts
     encs = encoders(work, threads)
-    rates, vectors = throughput(encs, texts)
+    rates = throughput(encs, timed, rounds)
+    vectors = {}
+    for name, enc in encs.items():
+        log(f"encoders: {name}, all {len(texts)} texts for cosine and nDCG")
+        vectors[name] = enc.encode(texts)
     reference = vectors["sentence-transformers"]
-    out: dict[str, Any] = {"texts": len(texts), "threads": threads, "encoders": {}}
+    out: dict[str, Any] = {"texts": len(texts), "timed_texts": len(timed), "rounds": rounds,
+                           "threads": threads, "encoders": {}}
     for name, enc in encs.items():
         cos = np.sum(vectors[name] * reference, axis=1)
         row = {"chunks_per_s": rates[name],
@@ -150,8 +160,9 @@ def markdown(res: dict) -> str:
     if "skipped" in res:
         return f"encoders: skipped ({res['skipped']})\n"
     sets = sorted(next(iter(res["encoders"].values()))["ndcg@10"])
-    lines = [f"{res['texts']} texts (what a build of the dev sets encodes), "
-             f"{res['threads']} threads; kept: **{res['kept']}**", "",
+    lines = [f"{res['texts']} texts (what a build of the dev sets encodes; chunks/s over "
+             f"{res['timed_texts']} of them, best of {res['rounds']}), {res['threads']} "
+             f"threads; kept: **{res['kept']}**", "",
              "| encoder | chunks/s | vs torch | cosine min / mean | "
              + " | ".join(f"nDCG@10 {s}" for s in sets) + " |",
              "|---|---|---|---|" + "---|" * len(sets)]
@@ -169,9 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temp dir)")
     ap.add_argument("--json", type=Path, help="also write the results here")
     ap.add_argument("--threads", type=int, default=cpu_count(), help="onnxruntime threads")
+    ap.add_argument("--devsets", nargs="*", help="nodejs-dev, nodejs-contributing (default: both)")
+    ap.add_argument("--sample", type=int, default=0, help="texts timed (default: all)")
+    ap.add_argument("--rounds", type=int, default=2, help="interleaved timed runs per encoder")
     args = ap.parse_args(argv)
     prepare_env()
-    res = run(scratch(args.work, "encoders"), args.threads)
+    res = run(scratch(args.work, "encoders"), args.threads, args.devsets, args.sample,
+              args.rounds)
     print(markdown(res))
     if args.json:
         args.json.write_text(json.dumps(res, indent=2), encoding="utf-8")
