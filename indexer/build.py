@@ -25,11 +25,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from vq.core import store
-from vq.core.build_progress import clear_record, read_record, write_record
 from vq.core.builds import record_build
-from vq.core.encoder import Encoder, resolve_device, shared_model
+from vq.core.encoder import Encoder, shared_model
 from vq.core.errors import IndexMismatch
-from vq.core.hash_encoder import is_test_model
 from vq.core.manifest import DUPLICATE, ManifestRow, Plan, read_manifest, reconcile
 from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
@@ -132,22 +130,11 @@ class Builder:
         (``vq.core.onnx_encoder``, every core); else the sentence-transformers encoder
         (CUDA fp16, MPS, a configured multi-process pool, test models)."""
         if self._bulk is None:
-            self._bulk = self._onnx_encoder() or self.encoder()
+            self._bulk = embed.onnx_bulk_encoder(self.settings) or self.encoder()
             self.summary.device = self._bulk.device.name
             if getattr(self._bulk, "backend", "") == "onnx":
                 self.summary.device += f" (onnx {self._bulk.variant})"
         return self._bulk
-
-    def _onnx_encoder(self) -> Any:
-        s = self.settings
-        if s.devices or s.encode_processes > 1 or s.device not in ("auto", "cpu") \
-                or is_test_model(s.model):
-            return None
-        if s.device == "auto" and resolve_device("auto").name != "cpu":
-            return None
-        from vq.core.onnx_encoder import cpu_count, load_exported
-
-        return load_exported(s.index_dir, s.model, cpu_count(), onnx_export.BULK_VARIANT)
 
     def run(self, vault_ids: tuple[str, ...] = ()) -> BuildSummary:
         """The whole pipeline. A rebuild writes a staged index that replaces the old
@@ -168,34 +155,8 @@ class Builder:
             store.swap_in(index)
         else:
             store.discard(index)
-        self._final_record()
+        embed.final_record(self.tracker, self.settings.build_lock, summary.outcome == "ok")
         return summary
-
-    def _start_record(self, index: store.Index, fresh: bool) -> int:
-        """Rows an earlier build left without vectors (counted only when the record it
-        left says there may be some); the record is on disk, saying there may be
-        pending rows, before this build commits any."""
-        earlier = read_record(self.settings.build_lock) or {}
-        maybe = bool(earlier.get("pending_possible"))
-        t = self.tracker
-        t.staged = index.staged_for is not None
-        pending = embed.count_pending(index) if maybe and not fresh and not t.staged else 0
-        t.table_rows, t.table_pending = index.chunks.count_rows(), pending
-        t.pending_possible = maybe or not t.staged
-        write_record(self.settings.build_lock, t.record())
-        self._owed = maybe and not t.staged  # rows an earlier build left without vectors
-        return pending
-
-    def _final_record(self) -> None:
-        """Gone when every row has its vectors (or a rebuild replaced the tables);
-        else kept, so the next build looks for the rows still without vectors."""
-        t = self.tracker
-        if self.summary.outcome == "ok":
-            t.pending_possible, t.table_pending = False, 0
-            clear_record(self.settings.build_lock)
-        else:
-            t.phase("stopped")
-            write_record(self.settings.build_lock, t.record())
 
     def _run(self, index: store.Index, vault_ids: tuple[str, ...]) -> BuildSummary:
         started, timer = time.time(), _Timer(self.summary)
@@ -204,7 +165,8 @@ class Builder:
         self._count_discovery(found, plan)
         timer.lap("discover")
         problem_rows = self._problem_rows(found, plan, manifest)
-        pending = self._start_record(index, fresh)
+        pending, self._owed = embed.start_record(self.tracker, index, self.settings.build_lock,
+                                                 fresh)
         self.tracker.planned(len(plan.to_read), sum(e.size for e in plan.to_read), pending)
         if (plan.to_read or pending) and index.staged_for is None:
             # before the first text commit: the first search then never loads torch

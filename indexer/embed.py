@@ -20,11 +20,16 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow.compute as pc
 
 from vq.core import store
+from vq.core.build_progress import clear_record, read_record, write_record
+from vq.core.encoder import resolve_device
+from vq.core.hash_encoder import is_test_model
 from vq.indexer import write
 from vq.indexer.engine import Chunked, vectors_for
 from vq.indexer.rows import PendingChunk, with_sections
@@ -34,6 +39,49 @@ BATCH_SECONDS = 5.0
 FIRST_BATCH, MIN_BATCH, MAX_BATCH = 64, 32, 8192  # rows; the first batch measures the rate
 
 Key = tuple[str, str]
+
+
+def start_record(tracker: Any, index: store.Index, lock_path: Path, fresh: bool
+                 ) -> tuple[int, bool]:
+    """(rows an earlier build left without vectors, whether to look for them): counted
+    only when the record that build left says there may be some. The record is on
+    disk, saying rows may lack vectors, before this build commits any."""
+    earlier = read_record(lock_path) or {}
+    maybe = bool(earlier.get("pending_possible"))
+    tracker.staged = index.staged_for is not None
+    owed = maybe and not tracker.staged  # a rebuild's staged tables start empty
+    pending = count_pending(index) if owed and not fresh else 0
+    tracker.table_rows, tracker.table_pending = index.chunks.count_rows(), pending
+    tracker.pending_possible = maybe or not tracker.staged
+    write_record(lock_path, tracker.record())
+    return pending, owed
+
+
+def final_record(tracker: Any, lock_path: Path, ok: bool) -> None:
+    """Gone when every row has its vectors (or a rebuild replaced the tables); else
+    kept, so the next build looks for the rows still without vectors."""
+    if ok:
+        tracker.pending_possible, tracker.table_pending = False, 0
+        clear_record(lock_path)
+    else:
+        tracker.phase("stopped")
+        write_record(lock_path, tracker.record())
+
+
+def onnx_bulk_encoder(settings: Any) -> Any:
+    """On a CPU, the ONNX export beside the tables with every core this process may use;
+    None where sentence-transformers encodes (CUDA, MPS, a configured multi-process pool
+    or device list, test models) or no export exists."""
+    s = settings
+    if s.devices or s.encode_processes > 1 or s.device not in ("auto", "cpu") \
+            or is_test_model(s.model):
+        return None
+    if s.device == "auto" and resolve_device("auto").name != "cpu":
+        return None
+    from vq.core.onnx_encoder import cpu_count, load_exported
+    from vq.indexer.onnx_export import BULK_VARIANT
+
+    return load_exported(s.index_dir, s.model, cpu_count(), BULK_VARIANT)
 
 
 def pending_files(index: store.Index) -> list[tuple[Key, int]]:

@@ -116,7 +116,9 @@ def manifest_paths(settings) -> set[str]:
 def test_add_edit_delete_and_rename_reach_the_index_without_a_walk(running, settings, vault):
     before = len(manifest_paths(settings))
     (vault / "fresh.md").write_text("# Fresh\n\nA note written while watched.\n")
-    poll(lambda: "fresh.md" in manifest_paths(settings))
+    # the manifest row lands with the text, before the vectors: wait for the batch itself
+    poll(lambda: any(b.files_new == 1 for b in running.batches()))
+    assert "fresh.md" in manifest_paths(settings)
     added = running.batches()[-1]
     assert added.plan == "paths" and added.files_new == 1
     assert added.files_seen < before, "a path build stats the changed paths, not the vault"
