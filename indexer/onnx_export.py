@@ -25,8 +25,7 @@ from typing import Any
 
 FOLDER = "query-encoder"
 # The ONNX model a CPU build bulk-encodes with ("fp32" or "int8", see
-# ``vq.core.onnx_encoder.VARIANTS``): kept by bench/encoders.py's rule, fp32 unless
-# int8 keeps the dev-set nDCG@10 within 0.005.
+# ``vq.core.onnx_encoder.VARIANTS``): docs/decisions.md#onnx-bulk-encoder.
 BULK_VARIANT = "fp32"
 MARKER = "vq-onnx.json"
 FORMAT = 1
