@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from vq.core import yaml_bounds
+from vq.core.config_file import read_config_file
 from vq.core.errors import ConfigError, VqError
-from vq.core.settings import Settings, _build, read_config_file
+from vq.core.settings import Settings, build_settings
 
 
 def _yaml() -> Any:
@@ -73,7 +74,7 @@ def save_document(path: Path, doc: Any) -> Settings:
     text = buf.getvalue()
     import yaml
 
-    _build(yaml.safe_load(text) or {}, str(path), path.parent, path)
+    build_settings(yaml.safe_load(text) or {}, str(path), path.parent, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:

@@ -68,7 +68,7 @@ class Worker:
         self.encoder = new_encoder(settings.model, device, settings.batch_size)
         self.chunker = FileChunker(settings, limits_for(settings))
         self.fit = fitter(settings.model)
-        self.kinds = {v.id: v.kind for v in settings.vaults}
+        self.kinds: dict[str, str] = {v.id: v.kind for v in settings.vaults}
         self.index: store.Index | None = None
 
     def dim(self) -> int:

@@ -20,11 +20,12 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from vq.core.encoder import cpu_count
 from vq.core.errors import VqError
 from vq.core.settings import Settings, Vault
+from vq.core.settings_schema import Kind
 from vq.core.walk import FileEntry, discover_for
 from vq.indexer.engine import FileWork, chunk_files, limits_for
 from vq.indexer.extract_cache import FileChunker
@@ -77,7 +78,7 @@ def estimate_build(settings: Settings, vaults: Sequence[Vault], device: tuple[st
     found = discover_for(sized)
     chunker = FileChunker(sized, limits_for(sized))
     fit = fitter(sized.model)
-    kinds = {v.id: v.kind for v in vaults}
+    kinds: dict[str, str] = {v.id: v.kind for v in vaults}
     out = Estimate(files=len(found.files), device=device[0], device_why=device[1],
                    rate=texts_per_second(device[0]))
     per_file: dict[str, float] = {}
@@ -153,8 +154,8 @@ def biggest_folders(chunks_by_file: dict[str, float], top: int = 3
 def size_plan(plan: Plan, settings: Settings) -> Estimate:
     """The first build of ``plan`` on this machine: files, chunks, minutes (no model load).
     ``settings`` gives the model, chunk sizes and device vq would use here."""
-    vaults = [Vault(v.id, (plan.root / v.path).resolve(), v.include, v.exclude, v.kind)
-              for v in plan.vaults]
+    vaults = [Vault(v.id, (plan.root / v.path).resolve(), v.include, v.exclude,
+                    cast(Kind, v.kind)) for v in plan.vaults]
     return estimate_build(replace(settings, model=plan.model), vaults,
                           detect_device(settings.device), plan.root)
 

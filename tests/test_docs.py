@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import typing
 from collections.abc import Iterator
 
 import click
@@ -95,10 +94,7 @@ def field_names(cls: type) -> set[str]:
 
 def sections() -> dict[str, type]:
     """Top-level keys whose value is a settings section of its own (``search:``, ``ray:``)."""
-    hints = typing.get_type_hints(settings_module.Settings, vars(settings_module))
-    return {name: hint for name, hint in hints.items()
-            if isinstance(hint, type) and (dataclasses.is_dataclass(hint)
-                                           or hasattr(hint, "model_fields"))}
+    return settings_module.sections()
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from typing import Any
 
 from vq.core import paths
 from vq.core.errors import CREATE_CONFIG, NoVaults, VqError
-from vq.core.settings import SCALARS, SECTIONS, Settings
+from vq.core.settings import Settings, scalar_keys, sections
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 SYMBOLS = {OK: "✓", WARN: "⚠", FAIL: "✗", SKIP: "–"}
@@ -193,12 +193,12 @@ def _load(report: Report, config: str | None, overrides: Mapping[str, Any] | Non
 def setting_checks(settings: Settings) -> list[Check]:
     """Each effective value and where it came from: flag, env, which file, or default."""
     out = []
-    for key in SCALARS:
+    for key in scalar_keys():
         value = getattr(settings, key)
         if key == "lock_path" and value is None:
             value = settings.build_lock
         out.append(Check(key, OK, f"{value}  ← {_source(settings, key)}"))
-    for section in SECTIONS:
+    for section in sections():
         for key, source in sorted(settings.sources.items()):
             if key.startswith(section + "."):
                 value = getattr(getattr(settings, section), key.split(".", 1)[1])

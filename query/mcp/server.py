@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -27,6 +27,7 @@ from vq.core import store
 from vq.core.errors import VqError
 from vq.core.schema import IndexMeta
 from vq.core.settings import Settings
+from vq.core.settings_schema import Kind, Method
 from vq.query.filters import Filters
 from vq.query.mcp import files
 from vq.query.mcp.files import MAX_BYTES, MAX_LINES
@@ -82,8 +83,6 @@ from start_line (1-based, inclusive to end_line); `truncated` says when the cap 
 range - call again from the next line. `changed_since_indexed` warns that line numbers from
 search hits may have drifted."""
 
-Kind = Literal["notes", "code", "docs"]
-Method = Literal["hybrid", "lexical", "dense"]
 
 
 class VqService:

@@ -150,7 +150,7 @@ def test_a_settled_config_is_cached_and_any_edit_misses(xdg, tmp_path):
     import time
 
     from vq.core import config_cache
-    from vq.core.settings import read_config_file
+    from vq.core.config_file import read_config_file
 
     cfg = write_config(tmp_path / "c.yaml", {"search": {"pool": 50}})
     fresh = config_cache.stat(cfg)

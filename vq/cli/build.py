@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from vq.cli.shared import EXIT_CODES, echo_json, settings_from, vault_ids
+from vq.core.settings import DEVICES, ENGINES
 
 
 @click.command(epilog=EXIT_CODES)
@@ -24,9 +25,9 @@ from vq.cli.shared import EXIT_CODES, echo_json, settings_from, vault_ids
 @click.option("--wait", type=click.FloatRange(min=0), default=0, metavar="SECONDS",
               help="Wait up to SECONDS for another build's lock instead of skipping (exit 3 "
                    "on timeout).")
-@click.option("--device", type=click.Choice(["auto", "cuda", "mps", "cpu"]), default=None,
+@click.option("--device", type=click.Choice(DEVICES), default=None,
               help="Override the configured device.")
-@click.option("--engine", type=click.Choice(["local", "ray"]), default=None,
+@click.option("--engine", type=click.Choice(ENGINES), default=None,
               help="Where chunk + encode run: in this process (local) or in Ray actors "
                    "(ray, needs pip install 'vq[ray]'; see docs/ray.md). Default: engine.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build summary as JSON.")

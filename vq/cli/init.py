@@ -50,7 +50,7 @@ def init(ctx: click.Context, directory: Path, global_: bool, force: bool, dry_ru
     The project config is DIR/.vq.yaml with its index in DIR/.vq/ (added to
     .gitignore in a git repository). An existing config is kept unless --force.
     """
-    from vq.core.settings import locate_config
+    from vq.core.config_file import locate_config
     from vq.indexer.project import config_target, inspect_project, write_config
 
     settings = _settings_in(ctx, directory, model)

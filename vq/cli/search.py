@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from vq.cli.shared import output_options, settings_from, vault_ids
-from vq.core.settings import MAX_RESULTS
+from vq.core.settings import KINDS, MAX_RESULTS, METHODS
 
 FILTER_OPTS = ("vaults", "kinds", "paths", "exclude_paths", "tags", "since", "languages",
                "symbols")
@@ -28,12 +28,12 @@ CONSOLE_ENV = ("NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "COLUMNS", "LINES
 
 @click.command()
 @click.argument("query", nargs=-1, required=True)
-@click.option("-m", "--method", type=click.Choice(["hybrid", "lexical", "dense"]), default=None,
+@click.option("-m", "--method", type=click.Choice(METHODS), default=None,
               help="hybrid (default): BM25 + vectors, a weighted sum of normalised scores "
               "(search.fusion); or one signal alone.")
 @click.option("--vault", "vaults", multiple=True, shell_complete=vault_ids,
               help="Only this vault (repeatable).")
-@click.option("--kind", "kinds", multiple=True, type=click.Choice(["notes", "code", "docs"]),
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS),
               help="Only this kind of content (repeatable).")
 @click.option("--path", "paths", multiple=True, metavar="GLOB",
               help="Only files matching this gitignore-style glob (repeatable).")

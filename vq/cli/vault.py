@@ -7,12 +7,13 @@ from pathlib import Path
 import click
 
 from vq.cli.shared import echo_json, settings_from
+from vq.core.settings import KINDS
 
 
 def _config_path(ctx: click.Context) -> Path:
     """The file being edited: the located config, else a new user config."""
     from vq.core import paths
-    from vq.core.settings import locate_config
+    from vq.core.config_file import locate_config
 
     root = ctx.find_root().obj or {}
     found, _ = locate_config(root.get("config"))
@@ -29,7 +30,7 @@ def vault() -> None:
 @click.argument("path", type=click.Path(file_okay=False))
 @click.option("--include", multiple=True, metavar="GLOB", help="Only files matching (repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching (repeatable).")
-@click.option("--kind", type=click.Choice(["notes", "code", "docs"]), default="notes",
+@click.option("--kind", type=click.Choice(KINDS), default="notes",
               show_default=True)
 @click.option("--force", is_flag=True,
               help="Allow a vault at / or at your home folder (refused without it).")
