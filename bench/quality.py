@@ -251,7 +251,8 @@ def score(corpus: Corpus, results: list[dict], work: Path) -> dict:
     out: dict[str, Any] = {m: sum(h[m] * h["n"] for h in halves.values()) / len(queries)
                            for m in code_score.METRICS}
     out.update(n=len(queries), missing=sum(h.get("missing", 0) for h in halves.values()),
-               by_style={**halves["sections"]["by_style"], **halves["code"]["by_style"]},
+               by_style={**halves["sections"]["by_style"],  # a style may be in both halves
+                         **{f"code {k}": v for k, v in halves["code"]["by_style"].items()}},
                parts=halves)
     return out
 

@@ -78,9 +78,9 @@ def test_a_set_with_section_and_code_targets_scores_the_weighted_mean(tmp_path):
     (root / "docs" / "guide.md").write_text(MIXED_MD)
     (root / "pkg" / "net.py").write_text(MIXED_PY)
     queries = [{"id": "d1", "q": "timeout", "path": "docs/guide.md", "heading": "Timeouts",
-                "style": "keyword"},
+                "style": "task"},
                {"id": "c1", "q": "acquire", "path": "pkg/net.py", "symbol": "Pool.acquire",
-                "style": "symbol"},
+                "style": "task"},
                {"id": "c2", "q": "connect", "path": "pkg/net.py", "symbol": "connect",
                 "style": "symbol"}]
     qpath = tmp_path / "queries.jsonl"
@@ -95,7 +95,8 @@ def test_a_set_with_section_and_code_targets_scores_the_weighted_mean(tmp_path):
     assert m["mrr@10"] == pytest.approx((1 + 1 / 2) / 3)
     assert m["parts"]["sections"]["n"] == 1 and m["parts"]["code"]["n"] == 2
     assert m["parts"]["code"]["mrr@10"] == pytest.approx(1 / 4)
-    assert set(m["by_style"]) == {"keyword", "symbol"}
+    assert set(m["by_style"]) == {"task", "code task", "code symbol"}  # kept apart
+    assert m["by_style"]["task"]["mrr@10"] == 1 and m["by_style"]["code task"]["mrr@10"] == 0.5
 
 
 def test_a_multi_vault_corpus_writes_one_vault_per_folder(tmp_path):
