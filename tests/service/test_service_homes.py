@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import pwd
+import shutil
 import signal
 import socket
 import subprocess
@@ -40,10 +41,12 @@ def wait_for(predicate, timeout=180.0):
 
 @pytest.fixture
 def short_home(monkeypatch):
+    """A short private folder (a socket path has ~100 bytes), removed afterwards."""
     folder = tempfile.mkdtemp(prefix="vqh")
     monkeypatch.setenv("XDG_RUNTIME_DIR", folder)
     monkeypatch.setenv("TMPDIR", folder)
-    return Path(folder)
+    yield Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
