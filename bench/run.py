@@ -9,7 +9,7 @@ The peers (``bench.peers``: txtai, LlamaIndex, LangChain beside vq's rows, on ev
 judged set; the quick run: the decision-record set only) run when the ``bench`` extra is,
 over the indexes the quality part built.
 
-    python -m bench.run [--quick] [--only quality|peers|speed|ray] [--work DIR] [--keep]
+    python -m bench.run [--quick] [--only quality|peers|speed|ray|live] [--work DIR] [--keep]
                         [--sizes N ...] [--vault-sizes N ...] [--ann-max-rows N]
 """
 
@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import ann, peers, quality, ray_build, report, speed
+from bench import ann, live, peers, quality, ray_build, report, speed
 from bench.common import RESULTS, log, machine, prepare_env, save_json, scratch
 
 
@@ -41,13 +41,15 @@ def markdown(result: dict) -> str:
         parts += ["### Speed", report.speed_markdown(result["speed"]).rstrip()]
     if "ray" in result:
         parts += ["### Ray build", ray_build.markdown(result["ray"])]
+    if "live" in result:
+        parts += ["### Live freshness (vq watch)", live.markdown(result["live"]).rstrip()]
     return "\n\n".join(parts) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="the few-minutes subset")
-    ap.add_argument("--only", choices=("quality", "peers", "speed", "ray"))
+    ap.add_argument("--only", choices=("quality", "peers", "speed", "ray", "live"))
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
     ap.add_argument("--out", type=Path, default=RESULTS, help="results folder")
@@ -72,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
             result["speed"] = speed.run(work / "speed", args.quick, args.sizes,
                                         args.vault_sizes, args.ann_max_rows,
                                         tuple(args.sections))
+        if args.only in (None, "live"):  # save -> searchable, watcher cost
+            tree = work / "speed" / ("vault-10000" if args.quick else "vault-100000")
+            result["live"] = live.run(work / "live", args.quick, tree if tree.is_dir() else None)
         if args.only in (None, "ray") and ray_build.available():
             files = 120 if args.quick else 300
             result["ray"] = ray_build.run(work / "ray", files, files // 3, files // 12)

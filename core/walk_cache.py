@@ -30,23 +30,24 @@ from collections.abc import Iterator
 from typing import Any
 
 CACHE_NAME = "walk-cache"
-FORMAT = 2
+FORMAT = 3
 RACY_NS = 3_000_000_000  # coarse timestamp ticks (2 s on FAT): younger folders are re-listed
 
 # One folder: (mtime_ns, rules, files, links, dirs, skipped, pruned, stats). ``files``: the
 # names classification kept, in walk order; ``links``: those that are symlinks (re-resolved
 # every walk); ``dirs``: names to descend; ``skipped``: (reason, count) pairs; ``pruned``:
-# (relative path, reason) of folders not descended into; ``stats``: one (size, mtime_ns)
-# per file, or None for a file that was not indexable last time.
+# (relative path, reason) of folders not descended into; ``stats``: int64 (size, mtime_ns)
+# pairs, one per file ((-1, -1): not indexable last time), as bytes: loaded and compared
+# whole, without a tuple per file.
 Listing = tuple[int, int, tuple[str, ...], tuple[str, ...], tuple[str, ...],
-                tuple[tuple[str, int], ...], tuple[tuple[str, str], ...], list[Any]]
+                tuple[tuple[str, int], ...], tuple[tuple[str, str], ...], bytes]
 
 
 @contextlib.contextmanager
 def no_gc() -> Iterator[None]:
-    """The walk and the cache build 100k+ small tuples that hold no cycles; the cyclic
-    collector, triggered by their count, kept re-scanning all of them (a third of a
-    no-op's walk). It runs again, as before, when the walk is done."""
+    """The walk and the cache build a small tuple per file, and none holds a cycle; the
+    cyclic collector, triggered by their count, kept re-scanning all of them. It runs
+    again, as before, when the walk is done."""
     was = gc.isenabled()
     gc.disable()
     try:

@@ -33,10 +33,12 @@ from vq.core.errors import VqError
 from vq.core.mounts import network_fs
 from vq.core.settings import Settings
 from vq.core.walk import CODE_VENDORED_DIRS, VENDORED_DIRS
-from vq.core.watching import SHOWN_PATHS, WatchState, clear_state, write_state
+from vq.core.watching import WatchState, clear_state, write_state
 from vq.jobs.runner import Skipped, locked_build
 
+PUBLISHED_PATHS = 1000   # pending paths named in the state file; the count says the rest
 STEP_MS = 50             # how often watchfiles looks for new events while gathering
+ROOTS_RECHECK_SECONDS = 5.0  # with nothing to watch: how often a vanished root is looked for
 MAX_WAIT_DEBOUNCES = 10  # a batch never waits longer than this many debounces
 QUEUE_LIMIT = "/proc/sys/fs/inotify/max_queued_events"
 FIX_WATCHES = ("raise the limit (sudo sysctl fs.inotify.max_user_watches=524288), "
@@ -108,8 +110,10 @@ class Watcher:
                     self._watch_roots(roots)
                 else:
                     self._publish("sweeping", self.fallen_back or "no vault root to watch")
-                    self.stop.wait(self._until_sweep())
+                    self.stop.wait(min(self._until_sweep(), ROOTS_RECHECK_SECONDS))
                     self._maybe_sweep()
+                    if not self.sweep_every:  # `vq schedule`: its ticks changed the config
+                        self.settings = self._reload()
         finally:
             self._publish("stopped", "")
             clear_state(self.settings.index_dir, os.getpid())
@@ -149,6 +153,8 @@ class Watcher:
                 if path.startswith(top + os.sep):
                     rel = path[len(top) + 1:].replace(os.sep, "/")
                     self._add(vault_id, rel)
+        if changes:
+            self._publish()  # once per batch: a burst of 10k events is not 10k writes
 
     def _add(self, vault_id: str, rel: str) -> None:
         parts = rel.split("/")
@@ -161,7 +167,6 @@ class Watcher:
         if not self.pending:
             self.first_pending = time.monotonic()
         self.pending.setdefault(vault_id, set()).add(rel)
-        self._publish()
 
     # -- builds -----------------------------------------------------------------------------
 
@@ -273,7 +278,7 @@ class Watcher:
         if reason is not None:
             state.reason = reason
         every = sorted(f"{v}/{p}" for v, rels in self.pending.items() for p in rels)
-        state.pending, state.pending_count = every[:SHOWN_PATHS], len(every)
+        state.pending, state.pending_count = every[:PUBLISHED_PATHS], len(every)
         write_state(self.settings.index_dir, state)
 
 

@@ -37,7 +37,8 @@ def location(hit: Hit) -> str:
     return f"{hit.vault}:{hit.path}:{hit.start_line}-{hit.end_line}"
 
 
-def hit_json(hit: Hit, query: str, with_text: bool = False) -> dict[str, Any]:
+def hit_json(hit: Hit, query: str, with_text: bool = False, stale: str = "") -> dict[str, Any]:
+    """``stale``: why the hit's file may no longer say this (``Result.stale_hits``)."""
     out: dict[str, Any] = {
         "rank": hit.rank, "score": hit.score, "vault": hit.vault, "path": hit.path,
         "abs_path": hit.abs_path, "start_line": hit.start_line, "end_line": hit.end_line,
@@ -52,6 +53,8 @@ def hit_json(hit: Hit, query: str, with_text: bool = False) -> dict[str, Any]:
         out["page"] = hit.page
     if with_text:
         out["text"] = hit.text
+    if stale:
+        out["stale"] = stale
     return out
 
 
@@ -60,7 +63,7 @@ def explain_json(res: Result) -> dict[str, Any]:
             "device": res.device or None, "encoder": res.encoder or None,
             "fusion": res.fusion or None,
             "filters": res.filters, "pools": res.pools, "notices": res.notices,
-            "seconds": round(res.seconds, 4)}
+            "stale": res.stale, "seconds": round(res.seconds, 4)}
 
 
 def unique_paths(res: Result) -> list[str]:

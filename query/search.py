@@ -69,6 +69,7 @@ class Hit:
     score: float = 0.0
     rank: int = 0
     signals: dict[str, dict[str, float]] = field(default_factory=dict)
+    mtime: float = 0.0           # the file's mtime when it was indexed (epoch seconds)
 
 
 @dataclass
@@ -85,6 +86,8 @@ class Result:
     encoder: str = ""            # "service pid N" | "in-process" | "" (no vector needed)
     fusion: str = ""             # how the signals were combined ("" for one signal)
     seconds: float = 0.0
+    stale: dict[str, Any] | None = None  # why the answer may be stale (query/staleness.py)
+    stale_hits: dict[str, str] = field(default_factory=dict)  # hit id -> why
 
 
 def search(settings: Settings, q: Query, sources: Sources | None = None,
@@ -143,6 +146,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     res.hits = [_hit(settings, rows[i], rank) for rank, i in enumerate(shown, 1)]
     if not res.hits and preds:
         res.empty_filter = explain_empty(index, preds)
+    _note_staleness(settings, index, res)
     res.seconds = time.perf_counter() - started
     return res
 
@@ -408,6 +412,15 @@ def _rerank(settings: Settings, models: QueryModels, q: Query, ranked: list[str]
     return [top[j] for j in order] + ranked[len(top):]
 
 
+def _note_staleness(settings: Settings, index: store.Index, res: Result) -> None:
+    from vq.query.staleness import staleness
+
+    stale = staleness(settings, index, res.hits)
+    res.stale, res.stale_hits = stale.to_json(), stale.hits
+    if res.stale:
+        res.notices.append(res.stale["note"])
+
+
 def _hit(settings: Settings, row: dict, rank: int) -> Hit:
     vault = settings.vault(row["vault"])
     abs_path = str(vault.path / row["path"]) if vault else row["path"]
@@ -416,4 +429,5 @@ def _hit(settings: Settings, row: dict, rank: int) -> Hit:
                breadcrumb=strip_breadcrumb(row["breadcrumb"]), kind=row["kind"],
                text=row["text"][row["body_start"]:], symbol=row["symbol"] or "",
                language=row["language"] or "", page=row["page"],
-               score=round(row["_score"], 6), rank=rank, signals=row["_signals"])
+               score=round(row["_score"], 6), rank=rank, signals=row["_signals"],
+               mtime=row.get("mtime") or 0.0)

@@ -32,7 +32,8 @@ def emit(res: Result, text: str, opts: OutputOptions, out: TextIO, console: Any 
     """Hits on stdout: JSON, unique paths, or the readable list through ``console``
     (default: a rich console on stdout, imported only for that list)."""
     if opts.as_json:
-        hits = [hit_json(h, text, with_text=opts.explain) for h in res.hits]
+        hits = [hit_json(h, text, opts.explain, res.stale_hits.get(h.id, ""))
+                for h in res.hits]
         data: Any = {"hits": hits, "explain": explain_json(res)} if opts.explain else hits
         out.write(json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")
     elif opts.files_only:  # data for xargs when piped; made terminal-safe on a terminal

@@ -13,6 +13,7 @@ from vq.core.build_progress import read_record
 from vq.core.builds import finished_at, last_build
 from vq.core.lock import lock_state, overdue
 from vq.core.settings import Settings
+from vq.core.watching import read_state
 
 __all__ = ["Status", "VaultStatus", "last_build", "read_status"]
 
@@ -44,6 +45,7 @@ class Status:
     chunks: int = 0
     embedded: int = 0           # chunks with their vectors; fewer while a build embeds
     progress: dict[str, Any] | None = None  # the running build's record (lock held)
+    watch: dict[str, Any] | None = None  # the running watcher's state (``vq.core.watching``)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,4 +87,6 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
 
     state = service_state(settings)
     out.service = state if state["state"] != "stopped" else None
+    watching = read_state(settings.index_dir)
+    out.watch = watching.to_json() if watching else None
     return out

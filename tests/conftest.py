@@ -33,6 +33,9 @@ def env_setup(tmp_path, monkeypatch):
     monkeypatch.setenv("VQ_SEARCH__AUTOSTART", "false")
     # Builds skip the ONNX export (seconds each); tests/index/test_onnx_export.py turns it on.
     monkeypatch.setenv("VQ_SERVE__ONNX_EXPORT", "false")
+    # `vq serve` and `vq schedule` watch no vault unless a test asks (tests/jobs/test_watch.py):
+    # a watcher's builds would take the lock from under the tests' own builds.
+    monkeypatch.setenv("VQ_WATCH", "false")
     monkeypatch.chdir(tmp_path)
 
 

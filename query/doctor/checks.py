@@ -97,6 +97,7 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
         _guard(report, "last build", lambda: report.checks.append(build_check(index)))
     _guard(report, "schedule", lambda: report.checks.extend(schedule_checks()))
     _guard(report, "warm service", lambda: report.checks.append(service_check(settings)))
+    _guard(report, "watcher", lambda: report.checks.append(watch_check(settings)))
     _while_building(report, settings)
     return report
 
@@ -139,6 +140,23 @@ def service_check(settings: Settings) -> Check:
                      f"{f'exits after {idle:g} idle minutes' if idle else 'no idle exit'}; "
                      f"{query_side}")
     return Check("warm service", SKIP, f"not running: {state['reason']}; {query_side}")
+
+
+def watch_check(settings: Settings) -> Check:
+    """The watcher for this index (docs/live.md): watching, sweeping only (and why), or
+    not running (then the index is as fresh as the schedule)."""
+    from vq.core.watching import read_state
+
+    state = read_state(settings.index_dir)
+    if state is None:
+        return Check("watcher", SKIP, "not running: fresh as of the last build; `vq watch` "
+                     "(or `vq serve` / `vq schedule`) indexes changes as they are saved")
+    pending = f"{state.pending_count} changed file(s) not yet indexed"
+    if state.mode == "watching":
+        return Check("watcher", OK, f"pid {state.pid}, watching {', '.join(state.vaults)}; "
+                     f"{pending}")
+    return Check("watcher", WARN, f"pid {state.pid}, {state.mode}: {state.reason}; {pending}",
+                 "see docs/live.md (network filesystems, the inotify watch limit)")
 
 
 def _onnx_note(settings: Settings) -> str:

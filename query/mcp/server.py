@@ -144,7 +144,8 @@ class VqService:
         requested = method or self.settings.search.method
         with self._lock:
             res = self._run(Query(query, requested, k, filters))
-        out: dict[str, Any] = {"hits": [hit_json(h, query, with_text=full_text)
+        out: dict[str, Any] = {"hits": [hit_json(h, query, full_text,
+                                                 res.stale_hits.get(h.id, ""))
                                         for h in res.hits]}
         out.update(explain_json(res))
         out["empty_filter"] = res.empty_filter

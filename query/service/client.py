@@ -120,14 +120,15 @@ def _remove_stale(path: Path) -> None:
 def fingerprint(settings: Any) -> str:
     """Equal for settings that search alike: the service answers only for the same ones.
 
-    The sections no search reads (schedule, serve, search.autostart) are left
-    out, so a `vq schedule` started by systemd serves a shell that set them.
+    The sections no search reads (schedule, serve, search.autostart, watch) are
+    left out, so a `vq schedule` started by systemd serves a shell that set them.
     """
     import os
 
     config = settings.config_file and Path(os.path.abspath(settings.config_file))
     same = dataclasses.replace(
         settings, sources={}, config_file=config, schedule=type(settings.schedule)(),
+        watch=True, watch_debounce_seconds=1.0,
         serve=type(settings.serve)(), search=dataclasses.replace(settings.search,
                                                                  autostart=True))
     return runtime.digest(repr(same), 16)

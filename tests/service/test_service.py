@@ -60,7 +60,7 @@ def wait_for(predicate, timeout=180.0):
 def start_server(index_dir, config_file, env=None):
     proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config_file),
                              "serve"], stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **(env or {})})
+                            env={**os.environ, "VQ_WATCH": "false", **(env or {})})
     wait_for(lambda: proc.poll() is not None or client.encode(index_dir, MODEL, ["warm up"]))
     assert proc.poll() is None, proc.stderr.read()
     return proc

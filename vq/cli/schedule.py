@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from vq.cli.shared import settings_from
+from vq.cli.watch import start_watching
 from vq.core.settings import Settings
 from vq.jobs.runlog import RunLog
 
@@ -63,13 +64,17 @@ def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
     settings = settings_from(ctx)
     s = settings.schedule
     log = RunLog(json_logs, _log_path(settings, log_file), s.log_max_bytes, s.log_backups)
-    service = None
+    service = halt_watch = None
     try:
         daemon = Daemon(lambda: settings_from(ctx), log, cron=cron)
         if serve:
             service = host_service(settings, log)
+        # the cron ticks are the full sweeps: the watcher only indexes what changed
+        halt_watch = start_watching(lambda: settings_from(ctx), log, sweep=0)
         code = daemon.run()
     finally:
+        if halt_watch is not None:
+            halt_watch(s.stop_timeout_seconds)
         if service is not None:
             from vq.query.service.server import stop
 

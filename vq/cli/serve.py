@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from typing import Any
 
 import click
 
@@ -41,11 +42,23 @@ def serve(ctx: click.Context, stop: bool, lock_fd: int | None) -> None:
     idle = settings.serve.idle_minutes
     click.echo(f"serving {settings.index_dir} on {service.path} (pid {os.getpid()}; "
                f"{f'exits after {idle:g} idle minutes' if idle else 'no idle exit'})", err=True)
+    halt_watch = _watch(ctx)
     try:
         service.stopped.wait()
     finally:
+        if halt_watch is not None:
+            halt_watch()
         shut(service)
     click.echo("stopped; socket removed", err=True)
+
+
+def _watch(ctx: click.Context) -> Any:
+    """The service watches the vaults of the index it serves (``watch: false`` turns it
+    off), with a full sweep on the cron interval; its log lines go to stderr."""
+    from vq.cli.watch import start_watching
+    from vq.jobs.runlog import RunLog
+
+    return start_watching(lambda: settings_from(ctx), RunLog(), sweep=None)
 
 
 def _stop(index_dir: str) -> None:

@@ -67,6 +67,7 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
     if st.lock_warning:
         click.echo(f"warning {st.lock_warning}")
     click.echo(f"serve  {_service_line(st.service)}")
+    click.echo(f"watch  {_watch_line(st.watch)}")
     for e in st.errors:
         click.echo(shown(f"error  {e['vault']}:{e['path']}: {e['error']}"))
 
@@ -82,6 +83,17 @@ def _progress_line(record: dict) -> str:
     if record.get("eta_s") is not None:
         parts.append(f"ETA {ago(record['eta_s'])}")
     return ", ".join(parts)
+
+
+def _watch_line(watch: dict | None) -> str:
+    if watch is None:
+        return "not running (`vq watch`, or `vq serve` / `vq schedule` with watch on)"
+    vaults = ", ".join(watch["vaults"]) or "no vault"
+    head = (f"pid {watch['pid']}, watching {vaults}" if watch["mode"] == "watching"
+            else f"pid {watch['pid']}, {watch['mode']}: {watch['reason']}")
+    pending = watch["pending_count"]
+    busy = "; indexing a batch" if watch["building"] else ""
+    return shown(f"{head}; {pending} changed file(s) not yet indexed{busy}")
 
 
 def _service_line(svc: dict | None) -> str:

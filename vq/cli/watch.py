@@ -57,3 +57,25 @@ def watch(ctx: click.Context, debounce: float | None, sweep: float | None,
         Watcher(load, log, stop=stop, sweep=sweep).run()
     finally:
         log.close()
+
+
+def start_watching(load: Any, log: Any, sweep: float | None) -> Any:
+    """The watcher on a daemon thread beside `vq serve` or `vq schedule` when ``watch``
+    is on (the default); returns a function that stops it and waits, or None."""
+    import threading
+
+    from vq.jobs.watch import Watcher
+
+    settings = load()
+    if not settings.watch or not settings.vaults:
+        return None
+    stop = threading.Event()
+    watcher = Watcher(load, log, stop=stop, sweep=sweep)
+    thread = threading.Thread(target=watcher.run, name="vq-watch", daemon=True)
+    thread.start()
+
+    def halt(timeout: float = 60.0) -> None:
+        stop.set()
+        thread.join(timeout)
+
+    return halt

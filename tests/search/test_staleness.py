@@ -1,0 +1,88 @@
+"""Issue 38, item 3: every search surface says when its answer may be stale.
+
+A file changed after the last build: its hit carries ``stale`` in `--json`, the
+note is among the notices of `--json --explain` and of MCP's ``search``; a
+running watcher's not-yet-indexed files are named; a running build is said.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.conftest import write_config
+from vq.core.lock import holder_file, write_holder
+from vq.core.settings import load_settings
+from vq.core.watching import WatchState, write_state
+from vq.jobs.runner import locked_build
+from vq.query.mcp.server import VqService
+
+
+@pytest.fixture
+def config(tmp_path, test_models, vault):
+    path = write_config(tmp_path / "vq-stale.yaml", {
+        "index_dir": str(tmp_path / "index"), "model": test_models,
+        "vaults": {"notes": {"path": str(vault)}}})
+    assert locked_build(load_settings(str(path))).outcome == "ok"
+    return path
+
+
+def search_json(cli, config, *extra):
+    result = cli("--config", config, "search", "--json", "--method", "lexical", *extra,
+                 "canary")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_fresh_index_says_nothing(cli, config):
+    hits = search_json(cli, config)
+    assert hits and not any("stale" in h for h in hits)
+    assert search_json(cli, config, "--explain")["explain"]["stale"] is None
+
+
+def test_a_file_changed_since_the_build_is_marked_in_json_and_mcp(cli, config, vault):
+    deploy = vault / "deploy.md"
+    deploy.write_text(deploy.read_text() + "\nA paragraph added after the build.\n")
+    st = deploy.stat()
+    os.utime(deploy, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    hits = search_json(cli, config)
+    assert [h["stale"] for h in hits if h["path"] == "deploy.md"] == [
+        "changed since it was indexed"]
+    explained = search_json(cli, config, "--explain")["explain"]
+    assert "notes/deploy.md" in explained["stale"]["changed"]
+    assert any(n.startswith("results may be stale") for n in explained["notices"])
+    answer = VqService(load_settings(str(config))).search("canary", method="lexical")
+    assert any("notes/deploy.md" in n for n in answer["notices"])
+    assert [h.get("stale") for h in answer["hits"] if h["path"] == "deploy.md"] == [
+        "changed since it was indexed"]
+
+
+def test_a_watchers_pending_files_and_a_running_build_are_said(cli, config):
+    settings = load_settings(str(config))
+    write_state(settings.index_dir, WatchState(pending=["notes/new-idea.md"], pending_count=1))
+    note = search_json(cli, config, "--explain")["explain"]["stale"]["note"]
+    assert "1 changed file(s) not yet indexed (notes/new-idea.md)" in note
+    write_holder(settings.build_lock)
+    try:
+        stale = search_json(cli, config, "--explain")["explain"]["stale"]
+        assert stale["building"].startswith("a build is running (pid")
+    finally:
+        holder_file(settings.build_lock).unlink()
+
+
+def test_status_shows_the_watchers_state(cli, config):
+    settings = load_settings(str(config))
+    assert "watch  not running" in cli("--config", config, "status").stdout
+    write_state(settings.index_dir, WatchState(vaults=["notes"], pending=["notes/a.md"],
+                                               pending_count=1))
+    line = next(ln for ln in cli("--config", config, "status").stdout.splitlines()
+                if ln.startswith("watch"))
+    assert f"pid {os.getpid()}, watching notes; 1 changed file(s) not yet indexed" in line
+    data = json.loads(cli("--config", config, "status", "--json").stdout)
+    assert data["watch"]["pending_count"] == 1 and data["watch"]["mode"] == "watching"
+    from vq.query.doctor.checks import run_checks
+
+    check = next(c for c in run_checks(str(config), model=False).checks if c.name == "watcher")
+    assert check.status == "ok" and "watching notes; 1 changed file(s)" in check.detail
