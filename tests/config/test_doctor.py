@@ -177,4 +177,4 @@ def test_no_model_never_imports_torch(config_file):
     data = json.loads(out.stdout)
     assert data["ok"] is False  # no index built in this test
     assert {c["name"] for c in data["checks"] if c["status"] == "skip"} == {
-        "device in use", "model loads", "warm service"}  # no `vq serve` running here
+        "device in use", "model loads", "warm service", "watcher"}  # no `vq serve`, no watcher
