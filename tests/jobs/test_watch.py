@@ -206,3 +206,24 @@ def test_a_vault_on_a_network_filesystem_is_swept_not_watched(settings, vault, t
         assert run.watcher.state.mode == "sweeping"
     finally:
         run.close()
+
+
+def test_serve_and_schedule_start_the_watcher_unless_watch_is_off(settings):
+    """What `vq serve` and `vq schedule` call: a watcher thread when ``watch`` is on (the
+    default), none when off; stopping it clears its state file."""
+    import dataclasses
+
+    from vq.cli.watch import start_watching
+    from vq.core.watching import read_state
+
+    off = dataclasses.replace(settings, watch=False)
+    assert start_watching(lambda: off, ListLog(), sweep=0) is None
+    on = dataclasses.replace(settings, watch=True)
+    halt = start_watching(lambda: on, ListLog(), sweep=0)
+    assert halt is not None
+    try:
+        poll(lambda: (state := read_state(on.index_dir)) is not None
+             and state.mode == "watching" and state.vaults == ["notes"])
+    finally:
+        halt()
+    assert read_state(on.index_dir) is None
