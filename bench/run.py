@@ -9,7 +9,12 @@ The peers (``bench.peers``: txtai, LlamaIndex, LangChain beside vq's rows, on ev
 judged set; the quick run: the decision-record set only) run when the ``bench`` extra is,
 over the indexes the quality part built.
 
-    python -m bench.run [--quick] [--only quality|peers|speed|ray|live] [--work DIR] [--keep]
+The first build (``bench.searchable``: the first lexical and hybrid hit as a share of the
+build, an interrupted build and its successor) and the CPU encoders (``bench.encoders``:
+ONNX fp32 / int8 against sentence-transformers, chunks/s, cosine, dev-set nDCG@10) run
+in the full run and with ``--only first``.
+
+    python -m bench.run [--quick] [--only quality|peers|speed|ray|live|first] [--work DIR] [--keep]
                         [--sizes N ...] [--vault-sizes N ...] [--ann-max-rows N]
 """
 
@@ -22,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import ann, live, peers, quality, ray_build, report, speed
+from bench import ann, encoders, live, peers, quality, ray_build, report, searchable, speed
 from bench.common import RESULTS, log, machine, prepare_env, save_json, scratch
 
 
@@ -43,13 +48,18 @@ def markdown(result: dict) -> str:
         parts += ["### Ray build", ray_build.markdown(result["ray"])]
     if "live" in result:
         parts += ["### Live freshness (vq watch)", live.markdown(result["live"]).rstrip()]
+    if "searchable" in result:
+        parts += ["### First build: searchable before it is embedded",
+                  searchable.markdown(result["searchable"]).rstrip()]
+    if "encoders" in result:
+        parts += ["### CPU encoders for the build", encoders.markdown(result["encoders"]).rstrip()]
     return "\n\n".join(parts) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="the few-minutes subset")
-    ap.add_argument("--only", choices=("quality", "peers", "speed", "ray", "live"))
+    ap.add_argument("--only", choices=("quality", "peers", "speed", "ray", "live", "first"))
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
     ap.add_argument("--out", type=Path, default=RESULTS, help="results folder")
@@ -80,13 +90,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "ray") and ray_build.available():
             files = 120 if args.quick else 300
             result["ray"] = ray_build.run(work / "ray", files, files // 3, files // 12)
+        if args.only == "first" or (args.only is None and not args.quick):
+            from vq.core.onnx_encoder import cpu_count
+
+            result["searchable"] = searchable.run(work / "searchable", 10_000)
+            result["encoders"] = encoders.run(work / "encoders", cpu_count())
     finally:
         if not args.keep and args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     result["seconds"] = round(time.time() - started)
     result["machine"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     parts = [result["date"], "quick" if args.quick else "", args.only or ""]
-    if args.only not in ("quality", "peers", "ray") and set(args.sections) != set(speed.SECTIONS):
+    partial = set(args.sections) != set(speed.SECTIONS)
+    if args.only not in ("quality", "peers", "ray", "live", "first") and partial:
         parts.append("+".join(args.sections))
     stem = "-".join(p for p in parts if p)
     save_json(args.out / f"{stem}.json", result)

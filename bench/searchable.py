@@ -100,7 +100,7 @@ def interrupted(config: Path, at: float) -> dict:
 
 
 def case(name: str, root: Path, query: str, work: Path, resume: bool) -> dict:
-    base = work / name
+    base = work / f"{name}-builds"  # never the corpus copy (``work/<set>/corpus``)
     shutil.rmtree(base, ignore_errors=True)
     vaults = {"docs": {"path": root, "kind": "docs", "include": ["*.md", "*.py"]}}
     log(f"searchable: {name}: watched first build")
@@ -119,6 +119,8 @@ def run(work: Path, vault_files: int) -> dict:
     if node is not None:
         first_query = quality.read_queries(node.queries)[0]["q"]
         out["cases"].append(case("nodejs-dev", node.root, first_query, work, resume=True))
+    if not vault_files:
+        return out
     root = work / "genvault"
     shutil.rmtree(root, ignore_errors=True)
     genvault.generate(root, genvault.Spec(vault_files, seed=3))
@@ -147,7 +149,7 @@ def markdown(res: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--vault-files", type=int, default=10_000)
+    ap.add_argument("--vault-files", type=int, default=10_000, help="0: no generated vault")
     ap.add_argument("--work", type=Path)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)

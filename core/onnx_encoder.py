@@ -50,11 +50,15 @@ def read_marker(location: str, model: str) -> dict[str, Any] | None:
 
 
 def load_exported(location: str, model: str, threads: int | None = None,
-                  variant: str = "fp32") -> OnnxEncoder | None:
-    """The export beside the tables when it is ``model``'s and onnxruntime is installed."""
+                  variant: str | None = None) -> OnnxEncoder | None:
+    """The export beside the tables when it is ``model``'s and onnxruntime is installed;
+    ``variant`` None: the one the marker names (what the build encoded with)."""
     marker = read_marker(location, model)
     folder = Path(location) / FOLDER
-    if marker is None or not (folder / VARIANTS[variant]).is_file():
+    if marker is None:
+        return None
+    variant = variant or marker.get("variant", "fp32")
+    if variant not in VARIANTS or not (folder / VARIANTS[variant]).is_file():
         return None
     try:
         return OnnxEncoder(folder, marker, threads, variant)

@@ -79,9 +79,8 @@ def onnx_bulk_encoder(settings: Any) -> Any:
     if s.device == "auto" and resolve_device("auto").name != "cpu":
         return None
     from vq.core.onnx_encoder import cpu_count, load_exported
-    from vq.indexer.onnx_export import BULK_VARIANT
 
-    return load_exported(s.index_dir, s.model, cpu_count(), BULK_VARIANT)
+    return load_exported(s.index_dir, s.model, cpu_count())
 
 
 def pending_files(index: store.Index) -> list[tuple[Key, int]]:

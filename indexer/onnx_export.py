@@ -43,7 +43,8 @@ def current(index_dir: str, model: str) -> bool:
         marker = json.loads((folder(index_dir) / MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return marker.get("model") == model and marker.get("format") == FORMAT
+    return (marker.get("model") == model and marker.get("format") == FORMAT
+            and marker.get("variant", "fp32") == BULK_VARIANT)
 
 
 def exportable(st_model: Any) -> str | None:
@@ -105,7 +106,10 @@ def _export(out: Path, model_name: str, st_model: Any) -> Path:
                           dynamic_axes={n: {0: "batch", 1: "tokens"} for n in names})
     os.replace(tmp, out / "model.onnx")
     _save_tokenizer(cpu.tokenizer, out)
-    marker = {"format": FORMAT, "model": model_name, "inputs": names,
+    if BULK_VARIANT == "int8":
+        quantize(str(out.parent))
+    # "variant": the model builds and queries use, so both encode alike
+    marker = {"format": FORMAT, "model": model_name, "inputs": names, "variant": BULK_VARIANT,
               "dim": _dimension(cpu),
               "max_seq_length": int(cpu.max_seq_length), "torch": torch.__version__}
     tmp_marker = out / f"{MARKER}.tmp-{os.getpid()}"
