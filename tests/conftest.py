@@ -206,3 +206,16 @@ def run_vq(*args, env=None, timeout=300, **kwargs) -> subprocess.CompletedProces
     return subprocess.run([sys.executable, "-m", "vq", *map(str, args)],
                           capture_output=True, text=True, env=full_env, timeout=timeout,
                           cwd=kwargs.pop("cwd", None), **kwargs)
+
+
+def one_note_index(tmp_path: Path, note: str, vault: str = "v") -> Path:
+    """A vault of one note (``a.md``) built by a real `vq build` with the test encoder
+    (the caller asks for the ``test_models`` fixture); returns the config path."""
+    root = tmp_path / vault
+    root.mkdir()
+    (root / "a.md").write_text(f"# A\n\n{note}\n")
+    path = write_config(tmp_path / "c.yaml", {"index_dir": str(tmp_path / "index"),
+                                              "model": TEST_MODEL,
+                                              "vaults": {vault: {"path": str(root)}}})
+    assert run_vq("--config", path, "build").returncode == 0
+    return path

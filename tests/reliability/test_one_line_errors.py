@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tests.conftest import run_vq, write_config
+from tests.conftest import one_note_index, run_vq, write_config
 from vq.core.errors import ConfigError
 from vq.core.settings import load_settings
 from vq.indexer.hooks import run_hook
@@ -24,14 +24,7 @@ from vq.indexer.hooks import run_hook
 
 @pytest.fixture
 def indexed(tmp_path, test_models):
-    root = tmp_path / "notes"
-    root.mkdir()
-    (root / "a.md").write_text("# A\n\nhello world\n")
-    cfg = write_config(tmp_path / "c.yaml", {"index_dir": str(tmp_path / "index"),
-                                             "model": test_models,
-                                             "vaults": {"n": {"path": str(root)}}})
-    assert run_vq("--config", cfg, "build").returncode == 0
-    return cfg
+    return one_note_index(tmp_path, "hello world", vault="notes")
 
 
 def one_line_error(result, *words: str) -> None:

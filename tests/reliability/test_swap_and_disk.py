@@ -16,7 +16,7 @@ import textwrap
 
 import pytest
 
-from tests.conftest import run_vq, write_config
+from tests.conftest import one_note_index, run_vq
 from vq.core.settings import load_settings
 from vq.indexer import onnx_export
 from vq.query import search as search_module
@@ -41,14 +41,7 @@ KILL_AT_SECOND_TABLE_RENAME = textwrap.dedent("""\
 
 @pytest.fixture
 def cfg(tmp_path, test_models):
-    root = tmp_path / "v"
-    root.mkdir()
-    (root / "a.md").write_text("# A\n\nthe walrus note\n")
-    path = write_config(tmp_path / "c.yaml", {"index_dir": str(tmp_path / "index"),
-                                              "model": test_models,
-                                              "vaults": {"v": {"path": str(root)}}})
-    assert run_vq("--config", path, "build").returncode == 0
-    return path
+    return one_note_index(tmp_path, "the walrus note")
 
 
 def test_a_rebuild_killed_between_its_renames_is_finished_by_the_next_reader(cfg, tmp_path):

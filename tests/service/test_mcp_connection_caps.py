@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import run_vq, write_config
+from tests.conftest import one_note_index
 from tests.service.test_mcp_http import INIT, free_port
 
 TOKEN = "a-long-enough-test-token-0123456789"
@@ -78,14 +78,7 @@ def initialize(port: int, source: str) -> int:
 
 @pytest.fixture
 def cfg(tmp_path, test_models):
-    root = tmp_path / "v"
-    root.mkdir()
-    (root / "a.md").write_text("# A\n\nsome text\n")
-    path = write_config(tmp_path / "c.yaml", {"index_dir": str(tmp_path / "index"),
-                                              "model": test_models,
-                                              "vaults": {"v": {"path": str(root)}}})
-    assert run_vq("--config", path, "build").returncode == 0
-    return path
+    return one_note_index(tmp_path, "some text")
 
 
 def test_a_silent_flood_is_capped_per_peer_and_others_are_still_served(cfg):

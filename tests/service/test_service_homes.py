@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_vq, write_config
+from tests.conftest import one_note_index, run_vq
 from vq.core import runtime
 from vq.query.service import client
 
@@ -51,14 +51,7 @@ def short_home(monkeypatch):
 
 @pytest.fixture
 def cfg(tmp_path, test_models):
-    root = tmp_path / "v"
-    root.mkdir()
-    (root / "a.md").write_text("# A\n\nthe walrus note\n")
-    path = write_config(tmp_path / "c.yaml", {"index_dir": str(tmp_path / "index"),
-                                              "model": test_models,
-                                              "vaults": {"v": {"path": str(root)}}})
-    assert run_vq("--config", path, "build").returncode == 0
-    return path
+    return one_note_index(tmp_path, "the walrus note")
 
 
 @contextlib.contextmanager
