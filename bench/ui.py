@@ -12,7 +12,7 @@ request runs once untimed first; hybrid queries encode with the real MiniLM
 in-process through the ONNX export a build leaves beside the tables (no torch,
 no `vq serve`), as a search from the dashboard does.
 
-    python -m bench.ui [--rows 100000] [--queries 30]
+    python -m bench.ui [--rows 100000] [--queries 30] [--work DIR] [--reuse]
 """
 
 from __future__ import annotations
@@ -81,24 +81,39 @@ def measure(where: str, cookie: str, paths: list[str]) -> dict[str, Any]:
     return {"server": latency_ms(server), "round_trip": latency_ms(client)}
 
 
-def run(work: Path, rows: int, n_queries: int) -> dict[str, Any]:
+def prepare(work: Path, rows: int, reuse: bool) -> tuple[Any, dict[str, Any]]:
+    """(settings, timings) of the index to serve: written fresh, or with ``reuse`` the one
+    a previous run left in ``work`` (the ANN index at 100k takes many minutes here)."""
     import shutil
 
-    from bench.latency import add_vector_index, bench_queries, export_onnx, write_table
+    from bench.common import settings_for
+    from bench.latency import add_vector_index, export_onnx, write_table
     from vq.core.settings import MaintenanceSettings
 
+    case = work / f"ui-{rows}"
+    if reuse and (case / "index" / "chunks.lance").is_dir():
+        log(f"ui: reusing the {rows:,}-chunk index in {case}")
+        return settings_for(case / "vq.yaml"), {"reused": str(case)}
     log(f"ui: writing a {rows:,}-chunk index")
-    seconds, (settings, index, timings) = timed(lambda: write_table(work / f"ui-{rows}", rows))
+    seconds, (settings, index, timings) = timed(lambda: write_table(case, rows))
+    timings["index_s"] = round(seconds, 1)
     if rows >= MaintenanceSettings().vector_index_min_rows:  # a build makes it from here on
         timings["vector_index_s"] = add_vector_index(settings, index)
     onnx = export_onnx(work)
     if onnx is not None:  # the build's ONNX export, as a real build leaves it
         shutil.copytree(onnx, Path(settings.index_dir) / onnx.name)
+    return settings, timings
+
+
+def run(work: Path, rows: int, n_queries: int, reuse: bool = False) -> dict[str, Any]:
+    from bench.latency import bench_queries
+
+    settings, timings = prepare(work, rows, reuse)
     srv, where, cookie = start(settings.config_file)
     try:
         queries = bench_queries(n_queries)
         out: dict[str, Any] = {"rows": rows, "queries": n_queries, "index": timings,
-                               "index_s": round(seconds, 1), "pages": {}, "search": {}}
+                               "pages": {}, "search": {}}
         for page in PAGES:
             out["pages"][page] = measure(where, cookie, [page] * n_queries)
             log(f"ui: page {page}: {out['pages'][page]['server']}")
@@ -127,9 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=30)
     ap.add_argument("--work", type=Path, default=Path("build/bench-ui"))
+    ap.add_argument("--reuse", action="store_true",
+                    help="serve the index a previous run left in --work instead of a new one")
     args = ap.parse_args(argv)
     prepare_env()
-    result = run(args.work.resolve(), args.rows, args.queries)
+    result = run(args.work.resolve(), args.rows, args.queries, args.reuse)
     stem = RESULTS / f"{dt.date.today().isoformat()}-ui-{args.rows // 1000}k"
     stem.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
     stem.with_suffix(".md").write_text(markdown(result))

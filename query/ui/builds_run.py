@@ -80,6 +80,8 @@ class BuildRunner:
             run.add(_stderr_event(line.rstrip("\n")))
         code = proc.wait()
         reader.join()
+        proc.stdout.close()
+        proc.stderr.close()
         summary = _summary("".join(out))
         outcome = summary.get("outcome") or ("ok" if code == 0 else "failed")
         if code == 130:
