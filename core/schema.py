@@ -20,6 +20,8 @@ CHUNKER_VERSION = 4  # 2: tree-sitter code chunks, code context in the embed tex
 # Not bumped for heading attribute lists leaving breadcrumbs (core/attr_list.py): a
 # re-encode of every index would buy one brace group less in old rows' embed headers,
 # search cleans old breadcrumbs when it shows them, and an edited file is re-chunked whole.
+# Nor for HTML comments leaving Markdown chunk text (docs/decisions.md#html-comments): old
+# rows keep them until their file changes; `vq build --rebuild` applies it at once.
 CHUNKS, FILES, BUILDS = "chunks", "files", "builds"
 SECTION_VECTOR = "section_vector"  # each piece's section embedded whole
 SECTIONS_SINCE = 4  # the chunker version that added section_hash and section_vector

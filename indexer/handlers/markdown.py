@@ -6,12 +6,17 @@ and a fence is never cut in half unless it alone exceeds ``max_chars``.
 Frontmatter feeds title, tags and date; it is never part of a chunk, and
 malformed frontmatter is ignored rather than failing the file. A heading's
 attribute list (``## Install { #install }``, MkDocs ``attr_list``) is left out of
-breadcrumbs and titles; the chunk text keeps the line as written.
+breadcrumbs and titles; the chunk text keeps the line as written. HTML
+comments outside fences (``<!-- YAML added: v10.2.0 -->``, lint switches) are
+blanked in the chunk text, line numbers kept: a rendered page does not show
+them, and their words would only dilute BM25 and use up the model's window.
 """
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +44,7 @@ _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
 _FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
 _DATE = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _DATE_KEYS = ("date", "updated", "created")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,10 @@ def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
     lines = split_lines(text)
     body_start, meta = _frontmatter(lines)
     headings, fences = _scan(lines, body_start)
+    visible = hide_comments(lines, fences, body_start)
+    if visible != lines:
+        lines = visible
+        headings, fences = _scan(lines, body_start)
     title = _title(meta, headings) or file_stem(relpath)
     sections = _sections(lines, body_start, headings, title)
     return Document(
@@ -127,6 +137,31 @@ def _scan(lines: Sequence[str], start: int) -> tuple[list[_Heading], list[Span]]
     if fence is not None:
         fences.append((fence_start, len(lines)))
     return headings, fences
+
+
+def hide_comments(lines: Sequence[str], fences: Sequence[Span], start: int = 0) -> list[str]:
+    """``lines`` with each closed HTML comment that starts outside a fence blanked, the
+    line count unchanged (a line left with only blanks becomes empty). An unclosed
+    ``<!--`` stays text, as a fence's contents do."""
+    text = "\n".join(lines[start:])
+    if "<!--" not in text:
+        return list(lines)
+    fence_ends = {a - start: b - start for a, b in fences if a >= start}
+    offsets = list(itertools.accumulate((len(line) + 1 for line in lines[start:]), initial=0))
+    parts, cursor, pos = [], 0, 0
+    while (found := _COMMENT.search(text, pos)) is not None:
+        row = bisect.bisect_right(offsets, found.start()) - 1
+        fence = next((b for a, b in fence_ends.items() if a <= row < b), None)
+        if fence is not None:  # a comment look-alike inside a fence: search past it
+            pos = offsets[min(fence, len(offsets) - 1)]
+            continue
+        parts += [text[cursor:found.start()], "\n" * found.group(0).count("\n")]
+        cursor = pos = found.end()
+    if not parts:
+        return list(lines)
+    shown = "".join([*parts, text[cursor:]]).split("\n")
+    return [*lines[:start], *(new if new == old or new.strip() else ""
+                              for new, old in zip(shown, lines[start:], strict=True))]
 
 
 def fences(lines: Sequence[str]) -> list[Span]:

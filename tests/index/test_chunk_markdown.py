@@ -223,3 +223,22 @@ def test_crlf_line_endings_keep_line_numbers() -> None:
 def test_empty_and_blank_files_have_no_chunks() -> None:
     assert chunk_markdown("").chunks == ()
     assert chunk_markdown(" \n\t\n").chunks == ()
+
+
+def test_html_comments_are_blanked_outside_fences_line_numbers_kept() -> None:
+    text = ("# Timers\n\n## `timeout.refresh()`\n\n<!-- YAML\nadded: v10.2.0\n-->\n\n"
+            "Resets the timer <!-- lint: off --> without a new object.\n\n"
+            "```html\n<!-- shown: inside a fence -->\n```\n\n<!-- x --> after\n\n"
+            "<!-- never closed\n")
+    (chunk,) = markdown_handler(text, "timers.md", Limits()).chunks
+    assert (chunk.start_line, chunk.end_line) == (1, 17)
+    lines = chunk.text.split("\n")
+    assert lines[4:7] == ["", "", ""]  # the YAML block's three lines, blank
+    assert lines[8] == "Resets the timer  without a new object."
+    assert "<!-- shown: inside a fence -->" in lines  # a fence shows what it holds
+    assert lines[14] == " after" and lines[-1] == "<!-- never closed"
+
+
+def test_a_section_holding_only_a_comment_merges_like_a_heading_only_one() -> None:
+    doc = markdown_handler("## A\n\n<!-- YAML\nadded: v1\n-->\n\n## B\n\nbody\n", "a.md", Limits())
+    assert [(c.start_line, c.end_line, c.breadcrumb) for c in doc.chunks] == [(1, 9, "a > B")]
