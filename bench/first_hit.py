@@ -106,14 +106,15 @@ class Judge:
 def run_variant(config: Path, judge: Judge, variant: Variant) -> dict[str, Any]:
     from vq.core.store import open_for
     from vq.query.search import Query, search
+    from vq.query.sources import LanceSources
 
     base = settings_for(config)
-    index = open_for(base)
+    sources = LanceSources(open_for(base))
     ranks: dict[str, int | None] = {}
     firsts: dict[str, str] = {}
     with variant(base) as settings:
         for qid, q in judge.queries.items():
-            hits = search(settings, Query(q["q"], "hybrid", limit=10), index).hits
+            hits = search(settings, Query(q["q"], "hybrid", limit=10), sources).hits
             ranks[qid] = judge.rank(qid, hits)
             firsts[qid] = f"{hits[0].path}:{hits[0].start_line}" if hits else ""
     return {**code_score.summarise(list(ranks.values())), "ranks": ranks, "firsts": firsts}
