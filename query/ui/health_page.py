@@ -13,7 +13,7 @@ from vq.query.ui import render
 
 # Doctor check names that describe something running beside the index, shown as cards.
 RUNNING = {"warm service": "Resident service", "schedule": "Scheduler",
-           "build lock": "Build lock", "watch": "Watcher"}
+           "build lock": "Build lock", "watcher": "Watcher"}
 
 
 def page(request: Request) -> Response:
@@ -30,12 +30,11 @@ def cards(checks: list[Any]) -> list[dict[str, Any]]:
     """One card per running part; a part doctor reports nothing about says so."""
     out = []
     for key, title in RUNNING.items():
-        found = [c for c in checks if c.name == key or (key == "watch" and "watch" in c.name
-                                                        and c.name != "warm service")]
+        found = [c for c in checks if c.name == key]
         if found:
             out.append({"title": title, "key": key, "checks": found})
         else:
             detail = {"schedule": "no scheduled builds found (systemd user units, crontab)",
-                      "watch": "no file watcher reported"}.get(key, "not reported")
+                      "watcher": "no file watcher reported"}.get(key, "not reported")
             out.append({"title": title, "key": key, "checks": [], "detail": detail})
     return out

@@ -249,6 +249,8 @@ def test_health_shows_doctor_checks_and_the_running_parts(live):
         assert f"<td>{name}</td>" in page, name
     for title in ("Resident service", "Scheduler", "Build lock", "Watcher"):
         assert f"<h2>{title}</h2>" in page
+    watcher = page.split("<h2>Watcher</h2>")[1].split("</section>")[0]
+    assert "not running" in watcher and "vq watch" in watcher  # doctor's own watcher check
     assert "not checked (--no-model)" in page
 
 
