@@ -1,9 +1,12 @@
-"""The peers harness's chunk-to-lines mapping and chunker, on tiny inputs (no model)."""
+"""The peers harness: chunk-to-lines mapping, chunker and report on tiny inputs; one
+model test runs every real peer on two files."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
@@ -84,3 +87,40 @@ def test_report_puts_vq_hybrid_beside_each_peer():
     assert "| adr (50) | 0.900 / 0.800 / 0.850 | – | – | 0.900 / 0.800 / 0.850 |" in text
     assert "| txtai hybrid | 0.900 | 0.800 | 0.850 | 12 | 3.0 |" in text
     assert report.peers_markdown({"skipped": "no extra"}).startswith("Peers: skipped")
+
+
+def test_bench_run_report_has_the_peers_section_and_a_missing_extra_is_a_skip(monkeypatch):
+    from bench import run
+
+    monkeypatch.setattr(peers, "available", lambda: False)
+    skipped = peers.run(Path("/nonexistent"))
+    assert skipped == {"skipped": "peers skipped: install the bench extra "
+                                  "(pip install -e '.[bench]')"}
+    text = run.markdown({"date": "d", "quick": True, "seconds": 1, "peers": skipped,
+                         "machine": {"cpus": 2, "memory_gb": 1, "device": "cpu",
+                                     "load_avg": [0, 0, 0]}})
+    assert "### Peers (same model, documented defaults)" in text
+    assert "Peers: skipped" in text
+
+
+@pytest.mark.model
+@pytest.mark.filterwarnings("ignore")  # third-party deprecations; not vq's warnings
+def test_every_peer_finds_a_distinctive_section_and_code_definition():
+    """The real libraries on two tiny files: each retriever returns the file and the lines
+    that hold the answer, so a wiring or line-mapping break shows before a bench run."""
+    if not peers.available():
+        pytest.skip("the bench extra (txtai, LlamaIndex, LangChain) is not installed")
+    md = "# Guide\n\n## Tides\n\nThe moon pulls the ocean into tides twice a day.\n\n" \
+         "## Bread\n\nKnead the dough, let it rise, then bake the loaf.\n"
+    py = "def unrelated():\n    return 0\n\n\ndef bake_loaf(dough):\n    return oven(dough)\n"
+    docs = [peers.Doc("docs/guide.md", md, False), peers.Doc("pkg/bakery.py", py, True)]
+    model = peers.model_path()
+    found = {}
+    for make in peers.PEERS:
+        for label, search in make(docs, model).items():
+            found[label] = search("moon ocean tides")
+    assert set(found) == set(peers.PEER_ROWS)
+    for label, hits in found.items():
+        assert hits, label
+        top = hits[0]
+        assert top.path == "docs/guide.md" and top.start_line <= 5 <= top.end_line, (label, top)
