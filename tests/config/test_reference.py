@@ -63,7 +63,8 @@ def test_every_declared_key_has_an_environment_override(monkeypatch, tmp_path, e
     ({"ray": {"num_gpus_per_worker": 0}}, "ray.num_gpus_per_worker", "must be more than 0"),
     ({"vector_dtype": "int8"}, "vector_dtype", "is not one of float16, float32"),
     ({"vaults": {"n": {"path": ".", "kind": "poems"}}}, "vaults.n.kind", "is not one of"),
-    ({"watch": "sometimes"}, "watch", "expected bool"),
+    ({"vaults": {"n": {"path": ".", "gitignore": "sometimes"}}}, "vaults.n.gitignore",
+     "expected bool"),
 ])
 def test_bounds_and_choices_come_from_the_declaration(tmp_path, data, key, words):
     with pytest.raises(ConfigError) as err:
