@@ -69,7 +69,9 @@ def watched_build(config: Path, query: str) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"vq build failed: {err.strip()[-400:]}")
     summary = json.loads(out)
+    texts = summary["chunks_encoded"] + summary.get("sections_encoded", 0)
     res = {"wall_s": round(wall, 1), "chunks_encoded": summary["chunks_encoded"],
+           "texts_encoded": texts,
            "chunks": summary["chunks_written"], "device": summary["device"]}
     for method in ("lexical", "hybrid"):
         at = first.get(method)
@@ -136,12 +138,13 @@ def share(case: dict, method: str) -> str:
 
 def markdown(res: dict) -> str:
     lines = ["| corpus | chunks | build wall s | first lexical hit | first hybrid hit | "
-             "interrupted at half: encoded then + after = full |",
+             "interrupted at half: texts encoded then + after (full build) |",
              "|---|---|---|---|---|---|"]
     for c in res["cases"]:
         resumed = (f"{c['interrupted_encoded']} + {c['resumed_encoded']} = "
                    f"{c['interrupted_encoded'] + c['resumed_encoded']} (full: "
-                   f"{c['chunks_encoded']})" if "resumed_encoded" in c else "-")
+                   f"{c.get('texts_encoded', c['chunks_encoded'])})"
+                   if "resumed_encoded" in c else "-")
         lines.append(f"| {c['corpus']} | {c['chunks']} | {c['wall_s']} | {share(c, 'lexical')} | "
                      f"{share(c, 'hybrid')} | {resumed} |")
     return "\n".join(lines) + "\n"
