@@ -166,23 +166,26 @@ def test_cron_refuses_day_and_weekday_together():
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="watches /proc for torch")
 def test_sigterm_during_a_build_stops_after_the_batch_and_the_next_build_converges(
         tmp_path, vault, config_file, built, build):
-    """The daemon's build is caught mid-encode; SIGTERM lets it finish that batch only."""
+    """The daemon's build is caught as it starts encoding (its text is committed first):
+    SIGTERM lets it finish the vector batch in hand only; the next build embeds the rest
+    and encodes nothing twice."""
     from vq.core import store
     from vq.core.freshness import check_freshness
     from vq.core.lock import lock_state
+    from vq.indexer.embed import FIRST_BATCH, PENDING
 
-    batch, extra = 24, 12
+    files = 2 * FIRST_BATCH + 8  # one chunk each: the vectors take three batches at least
     write_tree(vault, {f"bulk/{i:04d}.md": f"# Note {i}\n\nItem {i} of the bulk: "
                        f"{' '.join(str(i * k) for k in range(1, 30))}.\n"
-                       for i in range(batch + extra)})
+                       for i in range(files)})
     data = {"index_dir": built.index_dir, "vaults": {"notes": {"path": str(vault)}},
-            "write_batch_files": batch, "schedule": {**FAST, "stop_timeout_seconds": 300}}
+            "write_batch_files": 24, "schedule": {**FAST, "stop_timeout_seconds": 300}}
     write_config(config_file, data)
     err = (tmp_path / "daemon.err").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config_file),
                              "schedule", "--no-serve"], stdout=subprocess.DEVNULL, stderr=err)
     try:
-        # torch loads only inside a batch's encode step, past the batch's stop check.
+        # torch loads only inside the first vector batch's encode, past its stop check.
         maps = Path(f"/proc/{proc.pid}/maps")
         poll(lambda: "libtorch" in maps.read_text(), "the build to start encoding",
              timeout=180, proc=proc)
@@ -197,16 +200,16 @@ def test_sigterm_during_a_build_stops_after_the_batch_and_the_next_build_converg
     assert "interrupted:" in log and "SIGTERM received" in log
     assert "scheduler stopped; lock released" in log
     assert lock_state(built.build_lock) is None
-    assert manifest_count(built) == 4 + batch   # the batch under way, nothing after
-
+    assert manifest_count(built) == 4 + files  # every file's text, committed first
     index = store.open_index(built.index_dir)
-    stale = check_freshness(built, index, None).stale
-    assert len(stale) == extra and {s.reason for s in stale} == {"new"}
+    waiting = index.chunks.count_rows(PENDING)
+    assert 0 < waiting < files, "the batch in hand was not kept, or nothing was left"
+    assert check_freshness(built, index, None).fresh  # the manifest vouches for the text
 
     summary = build(built)
-    assert (summary.outcome, summary.files_new, summary.files_changed) == ("ok", extra, 0)
+    assert (summary.outcome, summary.files_new, summary.files_changed) == ("ok", 0, 0)
+    assert summary.chunks_encoded == waiting  # the rest, and nothing embedded before
     index = store.open_index(built.index_dir)
-    assert index.files.count_rows() == 4 + batch + extra
+    assert index.chunks.count_rows(PENDING) == 0
     ids = index.chunks.search().select(["id"]).limit(None).to_arrow()["id"].to_pylist()
     assert len(ids) == len(set(ids)) == index.chunks.count_rows()
-    assert check_freshness(built, index, None).fresh
