@@ -55,6 +55,7 @@ def test_locate_finds_a_reshaped_chunk_and_moves_past_repeated_lines():
 
 
 def test_langchain_chunks_carry_spans_that_hold_their_text():
+    pytest.importorskip("langchain_text_splitters", reason="the bench extra is not installed")
     doc = peers.Doc("a.md", MD, False)
     chunks = peers.langchain_chunks(doc)
     lines = MD.split("\n")
