@@ -75,7 +75,13 @@ def vector_array(matrix: np.ndarray, meta: IndexMeta, known: np.ndarray | None =
 def fill_vectors(index: Index, ids: list[str], vectors: np.ndarray, sections: np.ndarray
                  ) -> None:
     """Give rows committed without vectors their vectors, by id, in one commit: a
-    reader sees each row either without vectors or with both."""
+    reader sees each row either without vectors or with both. An id given twice (two
+    builders that ignored the lock both wrote a file's rows; the next build repairs the
+    duplicates) is written once: LanceDB refuses a merge whose source repeats a key."""
+    first = {i: n for n, i in reversed(list(enumerate(ids)))}
+    if len(first) < len(ids):
+        keep = sorted(first.values())
+        ids, vectors, sections = [ids[n] for n in keep], vectors[keep], sections[keep]
     table = pa.table({"id": pa.array(ids, pa.string()),
                       "vector": vector_array(vectors, index.meta),
                       "section_vector": vector_array(sections, index.meta)})
