@@ -53,14 +53,21 @@ def pooled(fetch: Callable[[int], Any], pool: int) -> list[dict]:
     if len(found) < pool or len({pool_key(r) for r in found}) == len(found):
         return found
     found = sorted(fetch(PLACE_FETCH * pool).to_pylist(), key=_best_first)
-    keys: set[tuple[str, ...]] = set()
+    return first_keys(found, pool_key, pool)
+
+
+def first_keys(rows: Sequence[dict], key: Callable[[dict], tuple[str, ...]], count: int
+               ) -> list[dict]:
+    """The rows, in order, of the first ``count`` distinct keys: a pool that counts
+    places (or sections), each kept whole."""
+    kept: set[tuple[str, ...]] = set()
     out = []
-    for row in found:
-        key = pool_key(row)
-        if key not in keys:
-            if len(keys) == pool:
+    for row in rows:
+        k = key(row)
+        if k not in kept:
+            if len(kept) == count:
                 continue
-            keys.add(key)
+            kept.add(k)
         out.append(row)
     return out
 

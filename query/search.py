@@ -242,16 +242,7 @@ def _top_sections(pool: int) -> Any:
     the search fetched ``SECTION_FETCH`` x pool pieces to hold them whole, and the pool
     counts sections, as the signal was measured (docs/decisions.md#section-vectors)."""
     def keep(found: list[dict]) -> list[dict]:
-        chosen: set[tuple[str, ...]] = set()
-        out = []
-        for row in found:
-            key = _section(row)
-            if key not in chosen:
-                if len(chosen) == pool:
-                    continue
-                chosen.add(key)
-            out.append(row)
-        return out
+        return collapse.first_keys(found, _section, pool)
     return keep
 
 

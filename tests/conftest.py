@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -219,3 +220,15 @@ def one_note_index(tmp_path: Path, note: str, vault: str = "v") -> Path:
                                               "vaults": {vault: {"path": str(root)}}})
     assert run_vq("--config", path, "build").returncode == 0
     return path
+
+
+def wait_for(predicate, timeout=180.0):
+    """Poll ``predicate`` until it returns something truthy (returned) or the deadline
+    passes (an AssertionError): tests wait for events this way, never by sleeping."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)  # polling interval, bounded by the deadline
+    raise AssertionError("condition not met before the deadline")

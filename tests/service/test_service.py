@@ -12,11 +12,10 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
 import pytest
 
-from tests.conftest import NOTES, write_config, write_tree
+from tests.conftest import NOTES, wait_for, write_config, write_tree
 from vq.core import runtime, store
 from vq.core.runtime import service_socket
 from vq.query.search import Query, models_for, search
@@ -46,15 +45,6 @@ def runtime_dir():
         os.environ["XDG_RUNTIME_DIR"] = saved
     shutil.rmtree(folder, ignore_errors=True)
 
-
-def wait_for(predicate, timeout=180.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)  # polling interval, not a wait for an event
-    raise AssertionError("condition not met before the deadline")
 
 
 def start_server(index_dir, config_file, env=None):

@@ -19,24 +19,13 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import one_note_index, run_vq
+from tests.conftest import one_note_index, run_vq, wait_for
 from vq.core import runtime
 from vq.query.service import client
-
-
-def wait_for(predicate, timeout=180.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)  # polling interval, bounded by the deadline
-    raise AssertionError("condition not met before the deadline")
 
 
 @pytest.fixture
