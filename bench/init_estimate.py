@@ -22,8 +22,8 @@ from vq.core.walk import discover_for
 from vq.indexer.engine import FileWork, chunk_files, limits_for
 from vq.indexer.estimate import size_plan
 from vq.indexer.extract_cache import FileChunker
+from vq.indexer.fit_window import fitter
 from vq.indexer.project import inspect_project
-from vq.indexer.window import fitter
 
 
 def measure(root: Path) -> dict[str, Any]:

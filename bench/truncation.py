@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 from bench.common import MODEL, scratch
-from vq.core.window import load_window
+from vq.core.token_window import load_window
+from vq.indexer.fit_window import fit_document
 from vq.indexer.handlers import Limits
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.indexer.rows import chunk_header
-from vq.indexer.window import fit_document
 
 
 def share(root: Path, vault: str) -> dict:

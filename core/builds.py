@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from vq.core.indexes import grace
+from vq.core.search_indexes import grace
 from vq.core.settings import Settings
 from vq.core.store import Index
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 SCHEMA_VERSION = 1
 CHUNKER_VERSION = 4  # 2: tree-sitter code chunks, code context in the embed text
-#                     3: chunks sized to the model window in word pieces (core/window.py)
+#                     3: chunks sized to the model window in word pieces (core/token_window.py)
 #                     4: a section vector beside each piece's (section_hash, section_vector)
 # Not bumped for heading attribute lists leaving breadcrumbs (core/attr_list.py): a
 # re-encode of every index would buy one brace group less in old rows' embed headers,

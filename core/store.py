@@ -113,7 +113,7 @@ def _open_table(db: Any, location: str, name: str) -> Any:
 
 
 def _corrupt(exc: Exception, location: str, table: str) -> Exception:
-    from vq.core.failures import first_line, is_storage_error
+    from vq.core.error_mapping import first_line, is_storage_error
 
     return IndexCorrupt(location, first_line(exc), table) if is_storage_error(exc) else exc
 

@@ -31,10 +31,10 @@ from vq.core.errors import IndexMismatch
 from vq.core.manifest import DUPLICATE, ManifestRow, Plan, read_manifest, reconcile
 from vq.core.schema import CHUNKER_VERSION, SCHEMA_VERSION, IndexMeta
 from vq.core.settings import Settings
+from vq.core.token_window import load_window
 from vq.core.walk import Discovery, FileEntry, discover_for, walk_cache_for
 from vq.core.walk_cache import WalkCache
 from vq.core.walk_paths import discover_paths
-from vq.core.window import load_window
 from vq.indexer import embed, maintain, noop, onnx_export, write
 from vq.indexer.engine import SUMMARY_COUNTS, Chunked, Engine, FileWork, make_engine
 from vq.indexer.progress import NullProgress, Tracker

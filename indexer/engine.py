@@ -32,10 +32,10 @@ from vq.core.manifest import ManifestRow
 from vq.core.walk import FileEntry
 from vq.indexer import write
 from vq.indexer.extract_cache import FileChunker
+from vq.indexer.fit_window import Fit, fitter
 from vq.indexer.handlers.base import Limits
 from vq.indexer.reading import Unreadable, content_hash, read_entry
 from vq.indexer.rows import PendingChunk, document_rows, manifest_row
-from vq.indexer.window import Fit, fitter
 
 Key = tuple[str, str]
 TEXT_SECONDS = 2.0  # chunking time between two text commits: searchable within seconds
@@ -121,7 +121,7 @@ def chunk_files(chunker: FileChunker, kinds: dict[str, str], works: list[FileWor
                 fit: Fit | None = None) -> tuple[list[PendingChunk], Chunked]:
     """Read, hash and chunk; a file whose content is unchanged is only re-stamped.
 
-    ``fit`` (``vq.indexer.window.fitter``) cuts chunks the model would truncate; every
+    ``fit`` (``vq.indexer.fit_window.fitter``) cuts chunks the model would truncate; every
     engine passes its own, so a Ray build cuts exactly as a local one.
 
     A file that cannot be read or chunked keeps its old rows (still searchable)

@@ -31,8 +31,8 @@ from vq.core.walk import FileEntry
 from vq.indexer import write
 from vq.indexer.engine import Chunked, FileWork, chunk_files, limits_for, vectors_for
 from vq.indexer.extract_cache import FileChunker
+from vq.indexer.fit_window import fitter
 from vq.indexer.reading import Unreadable, read_entry
-from vq.indexer.window import fitter
 
 MAX_RETRIES = 2           # restarts of a killed actor, and retries of its task
 BATCHES_AHEAD = 2         # write batches in flight while the driver commits

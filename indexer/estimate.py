@@ -29,9 +29,9 @@ from vq.core.settings_schema import Kind
 from vq.core.walk import FileEntry, discover_for
 from vq.indexer.engine import FileWork, chunk_files, limits_for
 from vq.indexer.extract_cache import FileChunker
+from vq.indexer.fit_window import fitter
 from vq.indexer.handlers import BINARY_HANDLERS, handler_for
 from vq.indexer.project import Plan, Proposal
-from vq.indexer.window import fitter
 
 SAMPLE_FILES = 40  # per vault: enough for a chunks-per-byte ratio, quick to chunk
 # Texts encoded per second: see docs/init-doctor.md ("How vq init sizes a build").

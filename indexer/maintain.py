@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from vq.core.indexes import (
+from vq.core.search_indexes import (
     FTS_COLUMN,
     FTS_INDEX,
     FTS_OPTIONS,

@@ -107,8 +107,8 @@ def search(settings: Settings, q: Query, sources: Sources | None = None,
 
 
 def _vanished(exc: BaseException) -> bool:
+    from vq.core.error_mapping import is_storage_error
     from vq.core.errors import IndexCorrupt
-    from vq.core.failures import is_storage_error
 
     return (is_storage_error(exc) or isinstance(exc, IndexCorrupt)) and "Not found" in str(exc)
 

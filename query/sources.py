@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from vq.core import store
-from vq.core.indexes import HEADING_COLUMN
+from vq.core.search_indexes import HEADING_COLUMN
 
 COLUMNS = ["id", "vault", "path", "kind", "language", "breadcrumb", "symbol", "start_line",
            "end_line", "page", "text", "body_start", "doc_date", "mtime"]

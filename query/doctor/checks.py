@@ -80,7 +80,7 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
         _guard(report, "index tables", lambda: report.checks.extend(table_checks(index)))
         _guard(report, "index", lambda: report.checks.extend(index_checks(settings, index)))
         if model:
-            from vq.query.doctor.window import window_check
+            from vq.query.doctor.truncation import window_check
 
             _guard(report, "model window", lambda: report.checks.append(window_check(index)))
         _guard(report, "freshness", lambda: report.checks.append(stale_check(settings, index)))
@@ -177,7 +177,7 @@ def _guard(report: Report, name: str, fn: Callable[[], Any]) -> Any:
         report.checks.append(Check(name, FAIL, f"cannot import {exc.name or exc}",
                                    "reinstall vq and its dependencies (see the README)"))
     except Exception as exc:  # noqa: BLE001 - doctor reports, it does not crash
-        from vq.core.failures import classify
+        from vq.core.error_mapping import classify
 
         known = classify(exc)  # a damaged index or a refusing disk is not a vq bug
         if known is not None:
@@ -383,7 +383,7 @@ def index_checks(settings: Settings, index: Any) -> list[Check]:
 
 def search_index_checks(settings: Settings, index: Any, chunks: int) -> list[Check]:
     """Rows not yet folded into the full-text and vector indexes (searched, but slower)."""
-    from vq.core.indexes import FTS_INDEX, fts_options_differ, indices, vector_columns
+    from vq.core.search_indexes import FTS_INDEX, fts_options_differ, indices, vector_columns
 
     found = indices(index.chunks)
     out = []

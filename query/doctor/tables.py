@@ -13,8 +13,8 @@ import os
 from typing import Any
 
 from vq.core import paths, store
+from vq.core.error_mapping import classify, mount_of
 from vq.core.errors import VqError
-from vq.core.failures import classify, mount_of
 from vq.core.settings import Settings
 from vq.query.doctor.checks import FAIL, OK, SKIP, WARN, Check
 
@@ -33,7 +33,7 @@ def table_checks(index: Any) -> list[Check]:
 
 
 def _search_probes(index: Any) -> list[tuple[str, Any]]:
-    from vq.core.indexes import FTS_INDEX, VECTOR_INDEX, indices
+    from vq.core.search_indexes import FTS_INDEX, VECTOR_INDEX, indices
 
     found = indices(index.chunks)
     probes = []

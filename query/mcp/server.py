@@ -293,7 +293,7 @@ def _tool(service: VqService, fn: Callable[..., dict[str, Any]]) -> Callable[...
                             ) from None
         except Exception as exc:  # noqa: BLE001 - a tool answers with a message, never a trace
             service.reset()
-            from vq.core.failures import classify
+            from vq.core.error_mapping import classify
 
             known = classify(exc, service.settings.index_dir)  # a damaged index, a bad disk
             if known is not None:

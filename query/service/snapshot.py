@@ -87,7 +87,7 @@ def fits(index: Any) -> bool:
 
 
 def _vector_columns(index: Any) -> list[str]:
-    from vq.core.indexes import vector_columns
+    from vq.core.search_indexes import vector_columns
 
     return [column for column, _ in vector_columns(index)]
 

@@ -8,12 +8,12 @@ from hypothesis import strategies as st
 
 from vq.core.schema import IndexMeta
 from vq.core.settings import DEFAULT_MODEL
-from vq.core.window import load_window
+from vq.core.token_window import load_window
+from vq.indexer.fit_window import fit_document
 from vq.indexer.handlers import Limits
 from vq.indexer.handlers.base import split_lines
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.indexer.rows import chunk_header
-from vq.indexer.window import fit_document
 
 WINDOW = load_window(DEFAULT_MODEL)
 assert WINDOW is not None and WINDOW.tokens == 256
@@ -91,7 +91,7 @@ def test_doctor_reports_the_truncated_share(tmp_path, build):
     from tests.conftest import write_config, write_tree
     from vq.core import store
     from vq.core.settings import load_settings
-    from vq.query.doctor.window import window_check
+    from vq.query.doctor.truncation import window_check
 
     root = tmp_path / "n"
     long_line = " ".join(["overflow"] * 400)  # one line: it cannot be cut, so it truncates

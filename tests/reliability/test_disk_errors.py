@@ -20,8 +20,8 @@ import sys
 import pytest
 
 from tests.conftest import write_config
+from vq.core.error_mapping import classify, mount_of
 from vq.core.errors import WriteFailed
-from vq.core.failures import classify, mount_of
 
 
 @functools.cache

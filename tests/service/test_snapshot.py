@@ -112,7 +112,7 @@ def test_ann_candidates_are_refined_from_memory_as_lancedb_refines_them(tmp_path
     refine x limit candidates: the same ids and exact distances as LanceDB's own
     refine_factor, read from disk."""
     from bench.latency import add_vector_index
-    from vq.core.indexes import SECTION_VECTOR_INDEX, VECTOR_INDEX, indices
+    from vq.core.search_indexes import SECTION_VECTOR_INDEX, VECTOR_INDEX, indices
 
     settings, index, _ = write_table(tmp_path / "ann", 3000)
     add_vector_index(settings, index)

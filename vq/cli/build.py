@@ -61,7 +61,7 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     except VqError:
         raise
     except Exception as exc:  # e.g. a commit conflict with a second builder on shared storage
-        from vq.core.failures import classify, first_line
+        from vq.core.error_mapping import classify, first_line
 
         known = classify(exc, settings.index_dir)  # a full or read-only disk, a damaged index
         if known is not None:

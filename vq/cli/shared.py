@@ -62,7 +62,7 @@ def guarded(fn: Callable[[], Any]) -> Any:
     """Map domain errors to one-line messages and exit codes; Ctrl-C to 130.
 
     A full or read-only disk and a damaged index are recognised in whatever a
-    library raised (``vq.core.failures``), so every command meets them with one
+    library raised (``vq.core.error_mapping``), so every command meets them with one
     error line and a ``next:`` line, not a traceback; anything else stays a bug.
     """
     try:
@@ -77,7 +77,7 @@ def guarded(fn: Callable[[], Any]) -> Any:
     except (click.ClickException, click.exceptions.Exit, click.Abort):
         raise
     except Exception as exc:
-        from vq.core.failures import classify
+        from vq.core.error_mapping import classify
 
         known = classify(exc)
         if known is None:

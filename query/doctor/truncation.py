@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vq.core.window import load_window
+from vq.core.token_window import load_window
 from vq.query.doctor.checks import FAIL, OK, SKIP, WARN, Check
 
 BATCH = 4096

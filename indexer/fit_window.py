@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from vq.core.token_window import Window, load_window
 from vq.core.walk import FileEntry
-from vq.core.window import Window, load_window
 from vq.indexer.handlers.base import Chunk, Document, Span, split_lines, split_span
 from vq.indexer.handlers.markdown import fences
 from vq.indexer.rows import chunk_header
