@@ -13,36 +13,13 @@ import os
 import re
 
 from vq.core.errors import IndexCorrupt, VqError, WriteFailed
+from vq.core.mounts import mount_of
 
 DISK_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
                errno.EEXIST, errno.ENOTDIR}
 _OS_ERROR = re.compile(r"\(os error (\d+)\)")
 _RUST_SOURCE = re.compile(r",\s*/\S+\.rs:\d+:\d+")
 _LANCE = ("lance error", "LanceError")
-
-
-def mount_of(path: str) -> tuple[str, str]:
-    """(mount point, filesystem type) holding ``path``: the longest mount point above it
-    in ``/proc/self/mounts`` (bind mounts included), else the nearest ``ismount``."""
-    probe = os.path.realpath(os.path.abspath(path))
-    best, fstype = "", ""
-    try:
-        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                fields = line.split()
-                if len(fields) < 3:
-                    continue
-                point = fields[1].replace("\\040", " ")
-                inside = probe == point or probe.startswith(point.rstrip("/") + "/")
-                if inside and len(point) >= len(best):  # the later of equals is in effect
-                    best, fstype = point, fields[2]
-    except OSError:
-        pass
-    if best:
-        return best, fstype
-    while not os.path.ismount(probe):
-        probe = os.path.dirname(probe)
-    return probe, ""
 
 
 def os_errno(exc: BaseException) -> int | None:

@@ -18,24 +18,35 @@ NETWORK_TYPES = frozenset({
 MOUNTS = "/proc/self/mounts"
 
 
-def fs_type(path: str | os.PathLike[str], mounts: str = MOUNTS) -> str | None:
-    """The type of the filesystem mounted deepest above ``path``; None when unknown."""
-    real = os.path.realpath(path)
-    best, kind = "", None
+def mount_of(path: str | os.PathLike[str], mounts: str = MOUNTS) -> tuple[str, str]:
+    """(mount point, filesystem type) holding ``path``: the longest mount point above it
+    in ``mounts`` (bind mounts included; the later of equals is in effect), else the
+    nearest ``ismount`` with an unknown ("") type."""
+    probe = os.path.realpath(os.path.abspath(path))
+    best, kind = "", ""
     try:
         with open(mounts, encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
     except OSError:
-        return None
+        lines = []
     for line in lines:
         parts = line.split()
         if len(parts) < 3:
             continue
         point = parts[1].replace("\\040", " ")
-        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        inside = probe == point or probe.startswith(point.rstrip("/") + "/")
         if inside and len(point) >= len(best):
             best, kind = point, parts[2]
-    return kind
+    if best:
+        return best, kind
+    while not os.path.ismount(probe):
+        probe = os.path.dirname(probe)
+    return probe, ""
+
+
+def fs_type(path: str | os.PathLike[str], mounts: str = MOUNTS) -> str | None:
+    """The type of the filesystem mounted deepest above ``path``; None when unknown."""
+    return mount_of(path, mounts)[1] or None
 
 
 def network_fs(path: str | os.PathLike[str], mounts: str = MOUNTS) -> str | None:

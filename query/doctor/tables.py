@@ -13,8 +13,9 @@ import os
 from typing import Any
 
 from vq.core import paths, store
-from vq.core.error_mapping import classify, mount_of
+from vq.core.error_mapping import classify
 from vq.core.errors import VqError
+from vq.core.mounts import mount_of
 from vq.core.settings import Settings
 from vq.query.doctor.checks import FAIL, OK, SKIP, WARN, Check
 

@@ -20,8 +20,9 @@ import sys
 import pytest
 
 from tests.conftest import write_config
-from vq.core.error_mapping import classify, mount_of
+from vq.core.error_mapping import classify
 from vq.core.errors import WriteFailed
+from vq.core.mounts import mount_of
 
 
 @functools.cache
