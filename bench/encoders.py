@@ -17,7 +17,6 @@ within 0.005 of sentence-transformers' on every dev set.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import shutil
 import time
@@ -27,7 +26,16 @@ from typing import Any
 import numpy as np
 
 from bench import quality
-from bench.common import MODEL, RandomEncoder, log, prepare_env, scratch, settings_for, write_config
+from bench.common import (
+    MODEL,
+    RandomEncoder,
+    log,
+    prepare_env,
+    publish,
+    scratch,
+    settings_for,
+    write_config,
+)
 
 
 def dev_corpora(work: Path, names: list[str] | None = None) -> list[Any]:
@@ -187,10 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     prepare_env()
     res = run(scratch(args.work, "encoders"), args.threads, args.devsets, args.sample,
               args.rounds)
-    print(markdown(res))
-    if args.json:
-        args.json.write_text(json.dumps(res, indent=2), encoding="utf-8")
-    return 0
+    return publish(markdown(res), res, args.json)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from bench import genvault, quality
-from bench.common import REPO, bench_env, log, prepare_env, scratch, settings_for, write_config
+from bench.common import (
+    REPO,
+    bench_env,
+    log,
+    prepare_env,
+    publish,
+    scratch,
+    settings_for,
+    write_config,
+)
 
 POLL = 1.0  # seconds between the watcher's searches
 
@@ -158,10 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     prepare_env()
     res = run(scratch(args.work, "searchable"), args.vault_files)
-    print(markdown(res))
-    if args.json:
-        args.json.write_text(json.dumps(res, indent=2), encoding="utf-8")
-    return 0
+    return publish(markdown(res), res, args.json)
 
 
 if __name__ == "__main__":
