@@ -2,7 +2,7 @@
 
 Why: a search without the resident service otherwise imports torch and
 sentence-transformers (~4 s) to encode one query. The read side
-(``vq.query.onnx_encoder``) runs this export with onnxruntime + tokenizers.
+(``vq.core.onnx_encoder``) runs this export with onnxruntime + tokenizers.
 
 The graph is the sentence-transformers pipeline itself (transformer, mean
 pooling, normalize) traced from the weights the build already loaded, so the

@@ -6,7 +6,7 @@ encoded by the model that encoded the chunks. Each is loaded once per process.
 The query encoder is the read side's own object, never the build's (in
 `vq schedule` both live in one process, and a query used to reset the build's
 batch size). With ``location`` (the index folder) and a CPU device it is the
-ONNX export the build wrote beside the tables (``vq.query.onnx_encoder``: no
+ONNX export the build wrote beside the tables (``vq.core.onnx_encoder``: no
 torch); without an export, or without onnxruntime, sentence-transformers.
 """
 
@@ -38,7 +38,7 @@ def _load(model: str, device: str, location: str | None) -> Any:
     if is_test_model(model):  # vq-test/hash-384 (VQ_TEST_MODELS=1): queries too, no torch
         return shared_model("encoder", model, device, QUERY_BATCH)
     if location and device in ("auto", "cpu"):
-        from vq.query.onnx_encoder import load_exported
+        from vq.core.onnx_encoder import load_exported
 
         exported = load_exported(location, model)
         if exported is not None:

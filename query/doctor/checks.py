@@ -160,7 +160,7 @@ def watch_check(settings: Settings) -> Check:
 
 
 def _onnx_note(settings: Settings) -> str:
-    from vq.query.onnx_encoder import FOLDER, MARKER
+    from vq.core.onnx_encoder import FOLDER, MARKER
 
     if (Path(settings.index_dir) / FOLDER / MARKER).is_file():
         return "searches without it encode with the ONNX export (no torch)"

@@ -117,7 +117,7 @@ def load(index: Any, columns: list[str], vectors: bool = True, flat: bool = True
         matrix_bytes += unit.nbytes
         built = None
         if flat:
-            from vq.query.onnx_encoder import intra_threads
+            from vq.core.onnx_encoder import intra_threads
             from vq.query.service import int8_screen
 
             built = int8_screen.build(unit, intra_threads())

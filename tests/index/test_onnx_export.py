@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 
+from vq.core.onnx_encoder import OnnxEncoder, load_exported
 from vq.indexer import onnx_export
 from vq.query import encoders
-from vq.query.onnx_encoder import OnnxEncoder, load_exported
 
 pytestmark = pytest.mark.model
 MODEL = "all-MiniLM-L6-v2"
