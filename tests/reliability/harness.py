@@ -200,11 +200,7 @@ def kill_build(config: Path, index: Path, timing: Timing, rng: random.Random,
         alive = watch.until(lambda: len(watch.changes) >= k)
         mark, jitter = time.monotonic(), rng.uniform(0, 0.02)
         alive = alive and watch.until(lambda: time.monotonic() - mark >= jitter)
-    at = time.monotonic() - watch.started
-    if alive:
-        watch.proc.send_signal(signal.SIGKILL)
-    watch.proc.wait(timeout=60)
-    return Kill(mode, round(at, 3) if alive else 0.0, len(watch.changes), alive)
+    return _kill(watch, mode, alive)
 
 
 def kill_in_phase(config: Path, index: Path, phase: str, rng: random.Random,
@@ -218,11 +214,7 @@ def kill_in_phase(config: Path, index: Path, phase: str, rng: random.Random,
     alive = watch.until(lambda: (read_record(lock) or {}).get("phase") == phase)
     mark, wait = time.monotonic(), rng.uniform(0, jitter)
     alive = alive and watch.until(lambda: time.monotonic() - mark >= wait)
-    at = time.monotonic() - watch.started
-    if alive:
-        watch.proc.send_signal(signal.SIGKILL)
-    watch.proc.wait(timeout=60)
-    return Kill(phase, round(at, 3) if alive else 0.0, len(watch.changes), alive)
+    return _kill(watch, phase, alive)
 
 
 @dataclass
@@ -273,3 +265,12 @@ def run_seed(workdir: Path, seed: int, timing: dict[str, Timing], files: int = 4
         build(cfg)  # a killed holder's lock must not block this build
         trials.append(Trial(seed, phase, kill, snapshot(str(index)) == snapshot(str(ref_index))))
     return trials
+
+
+def _kill(watch: Watch, mode: str, alive: bool) -> Kill:
+    """SIGKILL the watched build now (if it still runs) and say when and where it died."""
+    at = time.monotonic() - watch.started
+    if alive:
+        watch.proc.send_signal(signal.SIGKILL)
+    watch.proc.wait(timeout=60)
+    return Kill(mode, round(at, 3) if alive else 0.0, len(watch.changes), alive)
