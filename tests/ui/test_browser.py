@@ -20,19 +20,26 @@ WAIT = 120.0  # seconds a page may take on a loaded 2-core machine
 SCREENSHOTS = os.environ.get("VQ_UI_SCREENSHOTS") == "1"
 
 
+def patient(driver, timeout: float = WAIT):
+    """A wait that polls through navigation: an element found on the old page goes stale
+    when a click or form post swaps the document, which is a "not yet", not a failure."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, ignored_exceptions=(
+        NoSuchElementException, StaleElementReferenceException))
+
+
 def wait_for(driver, css: str, timeout: float = WAIT, visible: bool = True):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
 
     check = ec.visibility_of_element_located if visible else ec.presence_of_element_located
-    return WebDriverWait(driver, timeout).until(check((By.CSS_SELECTOR, css)))
+    return patient(driver, timeout).until(check((By.CSS_SELECTOR, css)))
 
 
 def wait_until(driver, fn, timeout: float = WAIT):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, timeout).until(lambda d: fn(d))
+    return patient(driver, timeout).until(lambda d: fn(d))
 
 
 def sign_in(browser, live) -> None:
