@@ -12,7 +12,14 @@ request runs once untimed first; hybrid queries encode with the real MiniLM
 in-process through the ONNX export a build leaves beside the tables (no torch,
 no `vq serve`), as a search from the dashboard does.
 
-    python -m bench.ui [--rows 100000] [--queries 30] [--work DIR] [--reuse]
+``--served`` also measures the dashboard as the resident service serves it
+(`vq serve --ui`): a ``Service`` started in this process, its model preloaded, the
+same app with the service as its host, so searches run on the service's open index
+and in-memory snapshot (``Ops.result``). Both are measured in the same run, on the
+same index, under the same load. ``--flat`` leaves out the ANN index at 100k.
+
+    python -m bench.ui [--rows 100000] [--queries 30] [--work DIR] [--reuse] [--served]
+                       [--flat]
 """
 
 from __future__ import annotations
@@ -33,13 +40,14 @@ RESULTS = Path(__file__).resolve().parent / "results"
 PAGES = ("/", "/vaults", "/builds")
 
 
-def start(config: Path) -> tuple[Any, str, str]:
-    """(server, base URL, cookie) for a dashboard over ``config``."""
+def start(config: Path, host: Any = None) -> tuple[Any, str, str]:
+    """(server, base URL, cookie) for a dashboard over ``config``; ``host``: the resident
+    service it runs inside (``vq.query.ui.hosted.ServiceHost``)."""
     from vq.query.ui.context import UiContext
     from vq.query.ui.guard import COOKIE
     from vq.query.ui.serve import bind, new_token, server
 
-    ctx = UiContext(str(config), new_token())
+    ctx = UiContext(str(config), new_token(), host=host)
     bound = bind("127.0.0.1", 0)
     srv = server(ctx, bound)
     threading.Thread(target=srv.run, kwargs={"sockets": [bound.sock]}, daemon=True).start()
@@ -81,7 +89,8 @@ def measure(where: str, cookie: str, paths: list[str]) -> dict[str, Any]:
     return {"server": latency_ms(server), "round_trip": latency_ms(client)}
 
 
-def prepare(work: Path, rows: int, reuse: bool) -> tuple[Any, dict[str, Any]]:
+def prepare(work: Path, rows: int, reuse: bool, flat: bool = False
+            ) -> tuple[Any, dict[str, Any]]:
     """(settings, timings) of the index to serve: written fresh, or with ``reuse`` the one
     a previous run left in ``work`` (the ANN index at 100k takes many minutes here)."""
     import shutil
@@ -97,7 +106,7 @@ def prepare(work: Path, rows: int, reuse: bool) -> tuple[Any, dict[str, Any]]:
     log(f"ui: writing a {rows:,}-chunk index")
     seconds, (settings, index, timings) = timed(lambda: write_table(case, rows))
     timings["index_s"] = round(seconds, 1)
-    if rows >= MaintenanceSettings().vector_index_min_rows:  # a build makes it from here on
+    if not flat and rows >= MaintenanceSettings().vector_index_min_rows:  # a build makes it
         timings["vector_index_s"] = add_vector_index(settings, index)
     onnx = export_onnx(work)
     if onnx is not None:  # the build's ONNX export, as a real build leaves it
@@ -105,25 +114,45 @@ def prepare(work: Path, rows: int, reuse: bool) -> tuple[Any, dict[str, Any]]:
     return settings, timings
 
 
-def run(work: Path, rows: int, n_queries: int, reuse: bool = False) -> dict[str, Any]:
+def run(work: Path, rows: int, n_queries: int, reuse: bool = False, served: bool = False,
+        flat: bool = False) -> dict[str, Any]:
+    settings, timings = prepare(work, rows, reuse, flat)
+    out: dict[str, Any] = {"rows": rows, "queries": n_queries, "index": timings,
+                           "pages": {}, "search": {}}
+    measure_dashboard(settings, n_queries, out, "")
+    if served:
+        from vq.query.service.server import start as start_service
+        from vq.query.service.server import stop as stop_service
+        from vq.query.ui.hosted import ServiceHost
+
+        service = start_service(settings)
+        try:
+            if service.preloading is not None:
+                service.preloading.join()  # the model and snapshot, loaded before the clock
+            measure_dashboard(settings, n_queries, out, "served", ServiceHost(service))
+        finally:
+            stop_service(service)
+    return out
+
+
+def measure_dashboard(settings: Any, n_queries: int, out: dict[str, Any], label: str,
+                      host: Any = None) -> None:
     from bench.latency import bench_queries
 
-    settings, timings = prepare(work, rows, reuse)
-    srv, where, cookie = start(settings.config_file)
+    srv, where, cookie = start(settings.config_file, host)
+    suffix = f", {label}" if label else ""
     try:
-        queries = bench_queries(n_queries)
-        out: dict[str, Any] = {"rows": rows, "queries": n_queries, "index": timings,
-                               "pages": {}, "search": {}}
         for page in PAGES:
-            out["pages"][page] = measure(where, cookie, [page] * n_queries)
-            log(f"ui: page {page}: {out['pages'][page]['server']}")
+            key = page + suffix
+            out["pages"][key] = measure(where, cookie, [page] * n_queries)
+            log(f"ui: page {key}: {out['pages'][key]['server']}")
         for method in ("lexical", "hybrid"):
-            paths = ["/?" + urlencode({"q": q, "method": method}) for q in queries]
-            out["search"][method] = measure(where, cookie, paths)
-            log(f"ui: search {method}: {out['search'][method]['server']}")
+            paths = ["/?" + urlencode({"q": q, "method": method})
+                     for q in bench_queries(n_queries)]
+            out["search"][method + suffix] = measure(where, cookie, paths)
+            log(f"ui: search {method}{suffix}: {out['search'][method + suffix]['server']}")
     finally:
         srv.should_exit = True
-    return out
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -144,10 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path("build/bench-ui"))
     ap.add_argument("--reuse", action="store_true",
                     help="serve the index a previous run left in --work instead of a new one")
+    ap.add_argument("--served", action="store_true",
+                    help="also measure the dashboard served by the resident service")
+    ap.add_argument("--flat", action="store_true", help="no ANN vector index, even at 100k")
     args = ap.parse_args(argv)
     prepare_env()
-    result = run(args.work.resolve(), args.rows, args.queries, args.reuse)
-    stem = RESULTS / f"{dt.date.today().isoformat()}-ui-{args.rows // 1000}k"
+    result = run(args.work.resolve(), args.rows, args.queries, args.reuse, args.served,
+                 args.flat)
+    tags = "".join(t for t, on in (("-flat", args.flat), ("-served", args.served)) if on)
+    stem = RESULTS / f"{dt.date.today().isoformat()}-ui-{args.rows // 1000}k{tags}"
     stem.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
     stem.with_suffix(".md").write_text(markdown(result))
     print(markdown(result))

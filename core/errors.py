@@ -159,6 +159,16 @@ class ServiceDirUnsafe(VqError):
         self.folder = folder
 
 
+class ServiceFileUnsafe(VqError):
+    """A file in the service's private folder that another user could have written or
+    redirected (a link, another owner, readable by others): vq will not trust it."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"refusing {path}: {problem}",
+                         f"remove it (rm {path}); the service writes it again when it starts")
+        self.path = path
+
+
 class ServiceRunning(VqError):
     """`vq serve` found another service already serving (or starting for) this index."""
 

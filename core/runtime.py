@@ -20,7 +20,10 @@ import stat
 import struct
 from pathlib import Path
 
-from vq.core.errors import ServiceDirUnsafe  # noqa: F401 - callers catch runtime.ServiceDirUnsafe
+from vq.core.errors import (
+    ServiceDirUnsafe,  # noqa: F401 - callers catch runtime.ServiceDirUnsafe
+    ServiceFileUnsafe,
+)
 
 MAX_MESSAGE = 8 * 1024 * 1024   # bytes in one request or reply line
 BACKLOG = 128                   # listen queue: a burst of clients waits in it, not in a retry
@@ -106,6 +109,57 @@ def start_lock(index_dir: str) -> Path:
 def service_log(index_dir: str) -> Path:
     """Where an autostarted (detached) service writes its stderr."""
     return runtime_dir() / f"serve-{digest(index_dir)}.log"
+
+
+def dashboard_file(index_dir: str, create: bool = True) -> Path:
+    """Where a service that serves the dashboard leaves its URL and token for `vq ui`
+    (``write_private``; read back only through ``read_private``)."""
+    return runtime_dir(create) / f"serve-{digest(index_dir)}.ui.json"
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` as a 0600 file of ours: made anew beside it (never
+    through a link someone planted), then renamed over it, so a reader sees all or nothing."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def read_private(path: Path, limit: int = 64 * 1024) -> str | None:
+    """The text of a file that only this user can have written, or None when there is none.
+
+    The socket's rules, for a file that carries a secret: its folder must pass
+    ``check_private``; the file must not be a link, must be a plain file owned by this
+    user and open to nobody else (ServiceFileUnsafe otherwise)."""
+    check_private(path.parent)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if os.path.islink(path):
+            raise ServiceFileUnsafe(str(path), "it is a symbolic link") from None
+        raise ServiceFileUnsafe(str(path), exc.strerror or str(exc)) from None
+    with os.fdopen(fd, "rb") as fh:
+        problem = _file_problem(os.fstat(fh.fileno()))
+        if problem:
+            raise ServiceFileUnsafe(str(path), problem)
+        return fh.read(limit).decode("utf-8", "replace")
+
+
+def _file_problem(st: os.stat_result) -> str | None:
+    if not stat.S_ISREG(st.st_mode):
+        return "it is not a plain file"
+    if st.st_uid != os.getuid():
+        return f"it is owned by uid {st.st_uid}, not by you (uid {os.getuid()})"
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o077:
+        return f"its mode is {mode:04o}: others may read it (want 0600)"
+    return None
 
 
 def peer_uid(sock: socket.socket) -> int | None:

@@ -125,6 +125,12 @@ class ServeSettings:
                                   fix="give minutes (30), or 0 to never exit")
     onnx_export: bool = setting(True, doc="builds export the query encoder to ONNX, so "
                                 "searches never load torch")
+    ui: bool = setting(False, doc="the service also serves the dashboard on 127.0.0.1; "
+                       "`vq ui` prints its URL (docs/ui.md)")
+    ui_port: int = setting(0, between=(0, 65535), doc="the served dashboard's port (0: a "
+                           "free one)", fix="give a port from 1 to 65535, or 0 for a free one")
+    ui_read_only: bool = setting(False, doc="the served dashboard changes nothing (as `vq ui "
+                                 "--read-only`)")
 
 
 @dataclass(frozen=True)

@@ -110,16 +110,25 @@ class Ops:
         if settings is None:
             return {"ok": False, "error": "settings differ"}
         q = query_from(msg["query"])
+        try:
+            res = self.result(settings, q)
+        except VqError as exc:
+            lines = [f"error: {exc.message}"] + ([f"next: {exc.fix}"] if exc.fix else [])
+            return {"ok": True, "exit": exc.exit_code, "stdout": "", "stderr": lines}
+        return {"ok": True, "exit": exit_code(res), **rendered(res, q.text, msg["output"])}
+
+    def result(self, settings: Settings, q: Any) -> Any:
+        """One search as data, on the index held open here and the model loaded here (the
+        dashboard the service serves calls this directly); settings naming another index
+        are searched as the library would, never answered from this one."""
+        if settings.index_dir != self.settings.index_dir:
+            return search(settings, q)
         with self.lock:
-            try:
-                sources = self.sources(settings)
-                res = search(settings, q, sources, models_for(settings, sources.index))
-            except VqError as exc:
-                lines = [f"error: {exc.message}"] + ([f"next: {exc.fix}"] if exc.fix else [])
-                return {"ok": True, "exit": exc.exit_code, "stdout": "", "stderr": lines}
+            sources = self.sources(settings)
+            res = search(settings, q, sources, models_for(settings, sources.index))
         if res.encoder == "in-process":
             res.encoder = f"service pid {os.getpid()}"
-        return {"ok": True, "exit": exit_code(res), **rendered(res, q.text, msg["output"])}
+        return res
 
     def settings_for(self, msg: dict[str, Any]) -> Settings | None:
         """The client's settings, loaded here from its config; None when they differ."""

@@ -34,4 +34,16 @@ def create_app(ctx: UiContext, hosts: frozenset[str]) -> Any:
     app = Starlette(routes=routes)
     app.state.ctx = ctx
     app.state.runner = BuildRunner(ctx)
-    return UiGuard(app, ctx, hosts)
+    return UiGuard(app if ctx.host is None else _Touching(app, ctx.host), ctx, hosts)
+
+
+class _Touching:
+    """Inside the resident service, each request the guard let through counts as use, so
+    the service's idle exit does not end a dashboard someone is using."""
+
+    def __init__(self, app: Any, host: Any) -> None:
+        self.app, self.host = app, host
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.host.touch()
+        await self.app(scope, receive, send)

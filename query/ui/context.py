@@ -7,9 +7,22 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from vq.core.settings import Settings, load_settings, locate_config
+
+
+class Host(Protocol):
+    """The resident service, when the dashboard runs inside it (``vq.query.ui.hosted``)."""
+
+    def result(self, settings: Settings, query: Any) -> Any:
+        """A search on the index and model the service holds (a ``search.Result``)."""
+
+    def info(self) -> dict[str, Any]:
+        """What `vq doctor` asks the service: pid, model, device, the index it holds."""
+
+    def touch(self) -> None:
+        """A dashboard request is a request: the service's idle exit waits."""
 
 
 def derive(token: str, purpose: str) -> str:
@@ -27,6 +40,7 @@ class UiContext:
     token: str
     overrides: Mapping[str, Any] = field(default_factory=dict)
     read_only: bool = False
+    host: Host | None = None  # set when the resident service serves this dashboard
 
     @property
     def session(self) -> str:

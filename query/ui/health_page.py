@@ -4,6 +4,7 @@ build lock) shown first."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.requests import Request
@@ -22,15 +23,34 @@ def page(request: Request) -> Response:
     ctx = request.app.state.ctx
     with_model = request.query_params.get("model") == "1"
     report = run_checks(ctx.config, ctx.overrides, model=with_model)
-    return render.page(request, "health.html", report=report, cards=cards(report.checks),
-                       with_model=with_model)
+    inside = [host_check(ctx.host.info())] if ctx.host is not None else []
+    return render.page(request, "health.html", report=report,
+                       cards=cards(report.checks, inside), with_model=with_model)
 
 
-def cards(checks: list[Any]) -> list[dict[str, Any]]:
-    """One card per running part; a part doctor reports nothing about says so."""
+def host_check(info: dict[str, Any]) -> Any:
+    """The service this dashboard runs in, as it knows itself (not asked over its socket)."""
+    from vq.query.doctor.checks import OK, Check
+
+    held = ", ".join(str(i) for i in info.get("indexes") or [info.get("index_dir")])
+    memory = " and ".join(name for name, key in (("rows", "resident_rows"),
+                                                 ("vectors", "resident_vectors"))
+                          if info.get(key))
+    idle = info.get("idle_minutes") or 0
+    parts = [f"pid {info.get('pid')}",
+             f"model {info.get('model')} ({info.get('encoder')} on {info.get('device')})",
+             f"holds {held}" + (f" with its {memory} in memory" if memory else ""),
+             f"exits after {idle:g} idle minutes" if idle else "no idle exit"]
+    return Check("this dashboard", OK, "served by the resident service itself: "
+                 + "; ".join(parts))
+
+
+def cards(checks: list[Any], inside: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """One card per running part; a part doctor reports nothing about says so. ``inside``:
+    the service this dashboard runs in, first on its card."""
     out = []
     for key, title in RUNNING.items():
-        found = [c for c in checks if c.name == key]
+        found = [*(inside if key == "warm service" else ()), *(c for c in checks if c.name == key)]
         if found:
             out.append({"title": title, "key": key, "checks": found})
         else:

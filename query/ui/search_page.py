@@ -62,8 +62,8 @@ def page(request: Request) -> Response:
     if form.q:
         from vq.query.search import search
 
-        try:
-            result = search(settings, form.query())
+        try:  # inside the resident service: its open index and loaded model
+            result = (ctx.host.result if ctx.host else search)(settings, form.query())
         except VqError as exc:
             error = exc
     hits = [hit_view(h, form.q, settings) for h in result.hits] if result else []

@@ -64,17 +64,23 @@ def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
     settings = settings_from(ctx)
     s = settings.schedule
     log = RunLog(json_logs, _log_path(settings, log_file), s.log_max_bytes, s.log_backups)
-    service = halt_watch = None
+    service = halt_watch = dashboard = None
     try:
         daemon = Daemon(lambda: settings_from(ctx), log, cron=cron)
         if serve:
             service = host_service(settings, log)
+        if service is not None:  # serve.ui: the dashboard too, as `vq serve` does
+            from vq.cli.ui import host_dashboard
+
+            dashboard = host_dashboard(ctx, settings, service, lambda t: log.event("serve", t))
         # the cron ticks are the full sweeps: the watcher only indexes what changed
         halt_watch = start_watching(lambda: settings_from(ctx), log, sweep=0)
         code = daemon.run()
     finally:
         if halt_watch is not None:
             halt_watch(s.stop_timeout_seconds)
+        if dashboard is not None:
+            dashboard.stop()
         if service is not None:
             from vq.query.service.server import stop
 

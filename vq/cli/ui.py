@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import click
+from click.core import ParameterSource
 
 
 @click.command()
@@ -23,12 +27,16 @@ def ui(ctx: click.Context, port: int, host: str, allow_remote: bool, no_open: bo
 
     It listens on 127.0.0.1 and prints a URL with a one-time token; the browser
     trades it for a session cookie. Requests without it, from another site or
-    under another host name are refused. Ctrl-C stops it.
+    under another host name are refused. Ctrl-C stops it. When the resident
+    service serves the dashboard (`vq serve --ui`, serve.ui), it prints (and
+    opens) that one's URL instead and exits.
     """
     from vq.query.http_guard import is_loopback
     from vq.query.ui.context import UiContext
     from vq.query.ui.serve import bind, new_token, serve
 
+    if _use_the_service(ctx, read_only, no_open):
+        return
     root = ctx.find_root().obj or {}
     bound = bind(host, port, allow_remote)
     if not is_loopback(bound.host):
@@ -47,3 +55,58 @@ def ui(ctx: click.Context, port: int, host: str, allow_remote: bool, no_open: bo
                    "Ctrl-C stops", err=True)
 
     serve(context, bound, announce, not no_open)
+
+
+def _use_the_service(ctx: click.Context, read_only: bool, no_open: bool) -> bool:
+    """When the running service for this index serves the dashboard, print (and open) its
+    URL instead of starting a second server; not when --host, --port or --allow-remote
+    ask for another server, nor when --read-only asks for less than it allows."""
+    from vq.cli.shared import settings_from
+    from vq.query.ui import hosted
+
+    if any(ctx.get_parameter_source(p) not in (None, ParameterSource.DEFAULT)
+           for p in ("host", "port", "allow_remote")):
+        return False
+    found = hosted.find(settings_from(ctx).index_dir)
+    if found is None or (read_only and not found["read_only"]):
+        return False
+    click.echo(found["url"])
+    mode = " (read-only)" if found["read_only"] else ""
+    click.echo(f"vq ui: the vq service (pid {found['pid']}) serves the dashboard{mode}: open "
+               "the URL above; `vq serve --stop` stops both", err=True)
+    if not no_open:
+        import webbrowser
+
+        webbrowser.open(found["url"])
+    return True
+
+
+def host_dashboard(ctx: click.Context, settings: Any, service: Any,
+                   say: Any) -> Any:
+    """The dashboard inside a resident service (``vq.query.ui.hosted``) when ``serve.ui``
+    asks for it, else None; ``say(text)`` reports where (never the token: logs outlive
+    it; `vq ui` prints the URL with it). A taken port is said, and the service serves
+    searches without the dashboard."""
+    from vq.core.errors import VqError
+    from vq.query.ui import hosted
+    from vq.query.ui.context import UiContext
+    from vq.query.ui.serve import new_token
+
+    hosted.forget(settings.index_dir)
+    if not settings.serve.ui:
+        return None
+    root = ctx.find_root().obj or {}
+    overrides = {k: v for k, v in (root.get("overrides") or {}).items() if v is not None}
+    config = root.get("config")  # as given (a project config found upwards stays one)
+    config = os.path.abspath(os.path.expanduser(config)) if config else None
+    context = UiContext(config, new_token(), overrides, settings.serve.ui_read_only,
+                        hosted.ServiceHost(service))
+    try:
+        dashboard = hosted.start(context, settings.index_dir, settings.serve.ui_port)
+    except VqError as exc:
+        say(f"not serving the dashboard: {exc.message}" + (f" ({exc.fix})" if exc.fix else ""))
+        return None
+    mode = "read-only" if context.read_only else "editable"
+    say(f"dashboard ({mode}) on http://127.0.0.1:{dashboard.port}/: `vq ui` prints its URL "
+        "with the token")
+    return dashboard
