@@ -23,6 +23,7 @@ import contextlib
 import importlib.util
 import json
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,8 @@ SETS: dict[str, Callable[[Path], quality.Corpus | None]] = {
     "nodejs-contributing": quality.contributing_corpus,
     "jsonschema": code_rank.code_corpus,
     "adr": quality.adr_corpus,
-}  # httpx is left out: its docs and code halves need two judges and a weighted mean
+    "httpx": quality.httpx_corpus,  # docs and code: each query by its own judge
+}
 
 
 def corpora(work: Path, sets: list[str] | None = None) -> list[quality.Corpus]:
@@ -76,31 +78,47 @@ def _docs_scorer() -> Any:
 
 
 class Judge:
-    """First relevant rank of a query's hits, by score.py (sections) or code_score (defs)."""
+    """First relevant rank of a query's hits, by score.py (section targets) or code_score
+    (definition targets, ``symbol``); a set may hold both (httpx), each query judged by
+    its own. Hits are matched by absolute path where they carry one (several vaults
+    share the corpus root)."""
 
     def __init__(self, corpus: quality.Corpus) -> None:
-        self.code = corpus.kind == "code" and "symbol" in corpus.queries.read_text().split(
-            "\n", 1)[0]
         self.root = corpus.root
-        if self.code:
-            queries, problems = code_score.load_queries(corpus.root, corpus.queries)
-            self.queries = {q["id"]: q for q in queries}
-        else:
-            self.scorer = _docs_scorer()
-            self.corpus = self.scorer.Corpus(str(corpus.root))
-            self.queries, problems, _ = self.scorer.load_queries(str(corpus.queries),
-                                                                 self.corpus)
+        rows = quality.read_queries(corpus.queries)
+        self.code_ids = {q["id"] for q in rows if "symbol" in q}
+        found: dict[str, dict] = {}
+        problems: list[str] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for part in ("code", "sections"):
+                subset = [q for q in rows if (q["id"] in self.code_ids) == (part == "code")]
+                if not subset:
+                    continue
+                path = Path(tmp) / f"{part}.jsonl"
+                path.write_text("".join(json.dumps(q) + "\n" for q in subset), encoding="utf-8")
+                if part == "code":
+                    queries, bad = code_score.load_queries(corpus.root, path)
+                    found.update({q["id"]: q for q in queries})
+                else:
+                    self.scorer = _docs_scorer()
+                    self.corpus = self.scorer.Corpus(str(corpus.root))
+                    loaded, bad, _ = self.scorer.load_queries(str(path), self.corpus)
+                    found.update(loaded)
+                problems += bad
         if problems:
             raise RuntimeError(f"{corpus.name}: judgements do not resolve: {problems[:3]}")
+        self.queries = {q["id"]: found[q["id"]] for q in rows}
 
     def rank(self, qid: str, hits: list[Any]) -> int | None:
         q = self.queries[qid]
-        if self.code:
-            found = [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line}
-                     for h in hits]
+        paths = [getattr(h, "abs_path", "") or h.path for h in hits[:10]]
+        if qid in self.code_ids:
+            found = [{"path": p, "start_line": h.start_line, "end_line": h.end_line}
+                     for p, h in zip(paths, hits, strict=False)]
             return code_score.first_relevant_rank(q, found, self.root)
         return self.scorer.first_relevant_rank(
-            q, [(h.path, h.start_line, h.end_line) for h in hits[:10]], self.corpus)
+            q, [(p, h.start_line, h.end_line) for p, h in zip(paths, hits, strict=False)],
+            self.corpus)
 
 
 def run_variant(config: Path, judge: Judge, variant: Variant) -> dict[str, Any]:

@@ -50,3 +50,23 @@ def test_a_code_hit_counts_only_when_it_holds_the_def_line(tmp_path):
                      "style": "symbol"})
     judge = first_hit.Judge(quality.Corpus("c", root, queries, "c", kind="code"))
     assert judge.rank("c1", [hit("pkg/mod.py", 5, 6), hit("pkg/mod.py", 4, 6)]) == 2
+
+
+@pytest.mark.skipif(not (eval_dir() / "score.py").is_file(), reason="no shared score.py")
+def test_a_mixed_set_judges_each_query_by_its_own_target_and_absolute_paths(tmp_path):
+    root = tmp_path / "corpus"
+    files = {"docs/a.md": "# A\n\n## Install\n\ntext\n",
+             "pkg/mod.py": "import os\n\n\ndef f(x):\n    return x\n"}
+    queries = write(root, files, {"id": "q1", "q": "install", "path": "docs/a.md",
+                                  "heading": "Install", "style": "keyword"})
+    with queries.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"id": "c1", "q": "f", "path": "pkg/mod.py", "symbol": "f",
+                              "style": "symbol"}) + "\n")
+    judge = first_hit.Judge(quality.Corpus("m", root, queries, "m"))
+    docs_hit = SimpleNamespace(path="a.md", abs_path=str(root / "docs/a.md"),
+                               start_line=3, end_line=5)
+    code_hit = SimpleNamespace(path="pkg/mod.py", abs_path=str(root / "pkg/mod.py"),
+                               start_line=4, end_line=5)
+    assert judge.rank("q1", [code_hit, docs_hit]) == 2
+    assert judge.rank("c1", [docs_hit, code_hit]) == 2
+    assert judge.rank("c1", [docs_hit]) is None
