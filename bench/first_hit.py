@@ -49,11 +49,7 @@ def _with_search(**keys: Any) -> Variant:
     return switch
 
 
-VARIANTS: dict[str, Variant] = {
-    "baseline": as_shipped,
-    # docs/decisions.md#record-bm25: short files (<= 4,096 bytes) scored whole by BM25
-    "record": _with_search(record_chars=4096),
-}
+VARIANTS: dict[str, Variant] = {"baseline": as_shipped}
 
 
 SETS: dict[str, Callable[[Path], quality.Corpus | None]] = {

@@ -84,9 +84,6 @@ class SearchSettings:
     per_file_cap: int = setting(0, between=(0, MAX_RESULTS), doc="> 0: a file's code hits "
                                 "past this many rank below other files' (0: off; "
                                 "docs/decisions.md#code-hits)")
-    record_chars: int = setting(0, min=0, doc="> 0: hybrid also scores each candidate "
-                                "file of at most this many bytes as a whole record by BM25 "
-                                "(0: off; docs/decisions.md#record-bm25)")
     autostart: bool = setting(True, doc="a search that finds no service starts `vq serve`")
 
 

@@ -21,7 +21,7 @@ from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
 from vq.core.schema import SECTION_VECTOR
 from vq.core.settings import METHODS, Settings
-from vq.query import code_rank, collapse, fusion, records
+from vq.query import code_rank, collapse, fusion
 from vq.query.encoders import QueryModels
 from vq.query.filters import Filters, combine, explain_empty, predicates
 from vq.query.sources import LanceSources, Sources
@@ -135,7 +135,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     rankings = _pools(settings, q, sources, models, where, pool, res, rows)
     res.pools = {name: len(ids) for name, ids in rankings.items()}
     if len(rankings) > 1:
-        res.fusion = _fusion_label(settings, SECTIONS in rankings, records.RECORD in rankings)
+        res.fusion = _fusion_label(settings, SECTIONS in rankings)
     ranked = _fuse(rankings, rows, settings, q)
     ranked = _code_signals(q.text, ranked, rows)
     ranked = collapse.one_per_place(ranked, rows)
@@ -191,8 +191,6 @@ def _pools(settings: Settings, q: Query, sources: Sources, models: QueryModels,
             found = _lexical_pool(sources, q.text, where, pool, boost)
         rankings["bm25"] = _collect(found, rows, "bm25")
     _named_definitions(sources, q.text, where, vector, boost, rankings, rows)
-    if q.method == "hybrid" and "bm25" in rankings:
-        records.add_pool(sources, q.text, where, settings.search, rankings, rows)
     if SECTIONS in rankings:
         rankings[SECTIONS] = _spread(rankings[SECTIONS], rows)
     return rankings
@@ -330,24 +328,20 @@ def _fuse(rankings: dict[str, list[str]], rows: dict[str, dict], settings: Setti
     return fusion.ranked(scores)
 
 
-def _fusion_label(settings: Settings, sections: bool = False, record: bool = False) -> str:
+def _fusion_label(settings: Settings, sections: bool = False) -> str:
     if settings.search.fusion == "rrf":
         return f"rrf k={settings.search.rrf_k}"
-    weights = convex_weights(settings.search.lexical_weight, sections, record)
+    weights = convex_weights(settings.search.lexical_weight, sections)
     return "convex min-max: " + " + ".join(f"{w:g}·{name}" for name, w in weights.items())
 
 
-def convex_weights(lexical_weight: float, sections: bool, record: bool = False
-                   ) -> dict[str, float]:
-    """Each signal's weight: BM25 ``lexical_weight``, split equally between the pieces'
-    and the records' BM25 when the record signal ran; the vectors the rest, split
-    equally between piece and section vectors when the index has both."""
+def convex_weights(lexical_weight: float, sections: bool) -> dict[str, float]:
+    """Each signal's weight: BM25 ``lexical_weight``, the vectors the rest, split equally
+    between piece and section vectors when the index has both."""
     dense = 1.0 - lexical_weight
-    lexical = ({"bm25": lexical_weight / 2, records.RECORD: lexical_weight / 2} if record
-               else {"bm25": lexical_weight})
     if not sections:
-        return {**lexical, "dense": dense}
-    return {**lexical, "dense": dense / 2, SECTIONS: dense / 2}
+        return {"bm25": lexical_weight, "dense": dense}
+    return {"bm25": lexical_weight, "dense": dense / 2, SECTIONS: dense / 2}
 
 
 def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weight: float
@@ -355,7 +349,7 @@ def _convex(rankings: dict[str, list[str]], rows: dict[str, dict], lexical_weigh
     """The convex fusion; each hit's signals gain ``fused``: what each signal added."""
     pools = {name: {i: rows[i]["_signals"][name]["score"] for i in ids}
              for name, ids in rankings.items()}
-    weights = convex_weights(lexical_weight, SECTIONS in pools, records.RECORD in pools)
+    weights = convex_weights(lexical_weight, SECTIONS in pools)
     scores = fusion.convex(pools, weights, zero_floor=False)
     for name, pool in pools.items():
         part = fusion.convex({name: pool}, weights, zero_floor=False)
