@@ -27,7 +27,7 @@ found in the file). vq's rows (lexical, dense, hybrid) come from
 ``bench.quality.run_vq_method`` in the same run. Every peer encodes its own
 chunks once per set; build seconds include that encode.
 
-    python -m bench.peers [--sets docker,adr,...] [--work DIR] [--json OUT]
+    python -m bench.peers [--sets docker,adr,...] [--work DIR] [--json OUT] [--vq-only]
     python -m bench.peers --merge RUN1.json RUN2.json [--json OUT]   # one report
 """
 
@@ -277,8 +277,8 @@ def run_peer(corpus: quality.Corpus, search: Search, queries: list[dict], work: 
             "median_hit_lines": statistics.median(spans) if spans else 0}
 
 
-def evaluate(corpus: quality.Corpus, work: Path) -> dict:
-    """vq's three rows, then every peer, on one set."""
+def evaluate(corpus: quality.Corpus, work: Path, peers: bool = True) -> dict:
+    """vq's three rows, then (``peers``) every peer, on one set."""
     base = work / corpus.name
     config, built, summary = quality._build(corpus, base)
     queries = quality.read_queries(corpus.queries)
@@ -290,7 +290,7 @@ def evaluate(corpus: quality.Corpus, work: Path) -> dict:
             log(f"{corpus.name}: {label}")
             out["methods"][label] = quality.run_vq_method(corpus, config, flags, queries, base)
     docs, model = read_docs(corpus), model_path()
-    for make in PEERS:
+    for make in PEERS if peers else ():
         log(f"{corpus.name}: building {make.__name__}")
         seconds, searches = _timed(lambda make=make: make(docs, model))
         out["build_seconds"][make.__name__] = round(seconds, 1)
@@ -334,19 +334,21 @@ def available() -> bool:
     return all(util.find_spec(m) for m in ("txtai", "llama_index.core", "langchain_classic"))
 
 
-def run(work: Path, only: tuple[str, ...] = (), partial: Path | None = None) -> dict:
+def run(work: Path, only: tuple[str, ...] = (), partial: Path | None = None,
+        peers: bool = True) -> dict:
     """Every set in turn; ``partial``: rewrite this JSON after each set, so a long run
-    stopped part-way keeps the sets it finished."""
-    if not available():
+    stopped part-way keeps the sets it finished. ``peers`` False: vq's rows only (is
+    hybrid at or above each of vq's own signals?), without the bench extra."""
+    if peers and not available():
         msg = "peers skipped: install the bench extra (pip install -e '.[bench]')"
         log(msg)
         return {"skipped": msg}
     found = {c.name: c for c in judged_sets(work)}
     sets = [found[n] for n in only if n in found] if only else list(found.values())
-    out: dict[str, Any] = {"versions": versions(),
+    out: dict[str, Any] = {"versions": versions() if peers else {},
                            "model": model_path().split("site-packages/")[-1], "corpora": []}
     for corpus in sets:
-        out["corpora"].append(evaluate(corpus, work))
+        out["corpora"].append(evaluate(corpus, work, peers))
         if partial:
             save_json(partial, out)
     return out
@@ -357,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", default="", help="comma-separated set names (default: all)")
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temp dir)")
     ap.add_argument("--json", type=Path, help="also write the results here (after each set)")
+    ap.add_argument("--vq-only", action="store_true",
+                    help="vq's lexical, dense and hybrid rows only, no peer")
     ap.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
                     help="run nothing: join the sets of earlier runs' JSON into one report")
     args = ap.parse_args(argv)
@@ -365,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         return publish(report.peers_markdown(result), result, args.json)
     prepare_env()
     only = tuple(s for s in args.sets.split(",") if s)
-    result = run(scratch(args.work, "peers"), only, args.json)
+    result = run(scratch(args.work, "peers"), only, args.json, peers=not args.vq_only)
     return publish(report.peers_markdown(result), result, args.json)
 
 

@@ -104,6 +104,20 @@ def test_bench_run_report_has_the_peers_section_and_a_missing_extra_is_a_skip(mo
     assert "Peers: skipped" in text
 
 
+def test_vq_only_runs_vqs_rows_without_the_extra(monkeypatch, tmp_path):
+    """``--vq-only`` (is hybrid at or above vq's own signals?) needs no peer library and
+    asks each set's evaluation for no peer."""
+    monkeypatch.setattr(peers, "available", lambda: False)
+    corpus = quality.Corpus("adr", tmp_path, tmp_path / "q.jsonl", "ADRs")
+    monkeypatch.setattr(peers, "judged_sets", lambda work: [corpus])
+    asked = []
+    monkeypatch.setattr(peers, "evaluate", lambda c, work, with_peers: asked.append(
+        (c.name, with_peers)) or {"corpus": c.name})
+    out = peers.run(tmp_path, peers=False)
+    assert "skipped" not in out and out["versions"] == {}
+    assert asked == [("adr", False)] and out["corpora"] == [{"corpus": "adr"}]
+
+
 @pytest.mark.model
 @pytest.mark.filterwarnings("ignore")  # third-party deprecations; not vq's warnings
 def test_every_peer_finds_a_distinctive_section_and_code_definition():
