@@ -111,7 +111,7 @@ def ndcg(corpus: Any, base: Path, enc: Any) -> float:
     config = config_for(corpus, base)
     settings = settings_for(config)
     assert locked_build(settings, encoder=enc).outcome == "ok"
-    query_encoders._QUERY[(MODEL, "cpu", str(base / "index"))] = enc
+    query_encoders._QUERY[query_encoders.load_key(MODEL, "cpu", str(base / "index"))] = enc
     queries = quality.read_queries(corpus.queries)
     scored = quality.run_vq_method(corpus, config, ("-m", "hybrid"), queries, base)
     return round(float(scored["ndcg@10"]), 4)

@@ -170,10 +170,12 @@ class ServiceFileUnsafe(VqError):
 
 
 class ServiceRunning(VqError):
-    """`vq serve` found another service already serving (or starting for) this index."""
+    """`vq serve` found this user's service already running (or starting): one per user."""
 
-    def __init__(self, index_dir: str, pid: int | None) -> None:
+    def __init__(self, pid: int | None) -> None:
         who = f"pid {pid}" if pid else "another process"
-        super().__init__(f"a vq service ({who}) already serves {index_dir}",
-                         "use it, or stop it first with `vq serve --stop`")
+        super().__init__(f"a vq service ({who}) already runs for this user; it serves "
+                         "every index a search names",
+                         "use it (`vq serve --list` shows what it holds), or stop it first "
+                         "with `vq serve --stop`")
         self.pid = pid

@@ -30,7 +30,7 @@ BACKLOG = 128                   # listen queue: a burst of clients waits in it, 
 
 
 SOCKET_PATH_MAX = 100  # bytes: AF_UNIX allows 108 on Linux, 104 on macOS (NUL included)
-SOCKET_NAME = len("serve-0123456789abcdef.sock")
+SOCKET_NAME = len("serve.sock")
 
 
 def runtime_dir(create: bool = True) -> Path:
@@ -96,19 +96,19 @@ def digest(text: str, size: int = 8) -> str:
     return blake2b(text.encode(), digest_size=size).hexdigest()
 
 
-def service_socket(index_dir: str, create: bool = True) -> Path:
-    """One service per index: the socket name is derived from ``index_dir``."""
-    return runtime_dir(create) / f"serve-{digest(index_dir)}.sock"
+def service_socket(create: bool = True) -> Path:
+    """One service per user: one socket in the private folder, whatever the index."""
+    return runtime_dir(create) / "serve.sock"
 
 
-def start_lock(index_dir: str) -> Path:
+def start_lock() -> Path:
     """The file a running (or starting) service holds an flock on, for its whole life."""
-    return runtime_dir() / f"serve-{digest(index_dir)}.lock"
+    return runtime_dir() / "serve.lock"
 
 
-def service_log(index_dir: str) -> Path:
+def service_log() -> Path:
     """Where an autostarted (detached) service writes its stderr."""
-    return runtime_dir() / f"serve-{digest(index_dir)}.log"
+    return runtime_dir() / "serve.log"
 
 
 def dashboard_file(index_dir: str, create: bool = True) -> Path:
@@ -176,18 +176,18 @@ def peer_is_me(sock: socket.socket) -> bool:
     return uid is None or uid == os.getuid()
 
 
-def lock_holder(index_dir: str) -> int | None:
+def lock_holder() -> int | None:
     """The pid recorded by the service holding (or last holding) the lock."""
     try:
-        return int(start_lock(index_dir).read_text().strip() or 0) or None
+        return int(start_lock().read_text().strip() or 0) or None
     except (OSError, ValueError):
         return None
 
 
-def is_running(index_dir: str) -> bool:
+def is_running() -> bool:
     """True while some process holds the service lock (running, or still starting)."""
     try:
-        fd = os.open(start_lock(index_dir), os.O_RDWR | os.O_CLOEXEC)
+        fd = os.open(start_lock(), os.O_RDWR | os.O_CLOEXEC)
     except FileNotFoundError:
         return False
     try:

@@ -131,6 +131,10 @@ class ServeSettings:
                            "free one)", fix="give a port from 1 to 65535, or 0 for a free one")
     ui_read_only: bool = setting(False, doc="the served dashboard changes nothing (as `vq ui "
                                  "--read-only`)")
+    slot_idle_minutes: float = setting(10.0, min=0, doc="the service drops an index's "
+                                       "snapshot after this long without a search of it "
+                                       "(0: never); the next search reopens it",
+                                       fix="give minutes (10), or 0 to keep every index open")
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,7 @@ def own_paths(settings: Settings) -> frozenset[str]:
         out.add(settings.index_dir)  # the extract cache and lock default live inside it
         # the socket's name, without creating (or trusting) its folder: a walk needs neither
         with contextlib.suppress(OSError, VqError):
-            out.add(str(runtime.service_socket(settings.index_dir, create=False)))
+            out.add(str(runtime.service_socket(create=False)))
     return frozenset(os.path.realpath(p) for p in out)
 
 

@@ -152,10 +152,9 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
 
 
 def models_for(settings: Settings, index: store.Index, service: bool = False) -> QueryModels:
-    """The index's own model on the configured device; ``service``: ask the index's
+    """The index's own model on the configured device; ``service``: ask the user's
     resident service to encode first (callers outside the service itself)."""
-    return QueryModels(index.meta.model, settings.device, index.location,
-                       settings.index_dir if service else None)
+    return QueryModels(index.meta.model, settings.device, index.location, service)
 
 
 def _pools(settings: Settings, q: Query, sources: Sources, models: QueryModels,

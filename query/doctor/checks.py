@@ -123,7 +123,8 @@ def _while_building(report: Report, settings: Settings) -> None:
 
 
 def service_check(settings: Settings) -> Check:
-    """The resident service for this index: running, startable, or refused (and why)."""
+    """The user's resident service: running (and whether it holds and watches this
+    index), startable, or refused (and why)."""
     from vq.query.service.client import service_state
 
     state = service_state(settings)
@@ -134,11 +135,10 @@ def service_check(settings: Settings) -> Check:
                      f"{state['reason']}", state["fix"])
     query_side = _onnx_note(settings)
     if state["state"] == "running":
-        idle = state["idle_minutes"]
-        return Check("warm service", OK, f"pid {state['pid']}, {state['model']} "
-                     f"({state['encoder']} on {state['device']}), answers whole searches; "
-                     f"{f'exits after {idle:g} idle minutes' if idle else 'no idle exit'}; "
-                     f"{query_side}")
+        from vq.query.service.client import running_summary
+
+        return Check("warm service", OK, f"{running_summary(state)}; answers whole "
+                     f"searches for every index; {query_side}")
     return Check("warm service", SKIP, f"not running: {state['reason']}; {query_side}")
 
 

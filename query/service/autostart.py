@@ -1,11 +1,12 @@
 """Start `vq serve` detached from a search that found no service (``search.autostart``).
 
-Exactly one service per index, however many searches race: the starter takes
-the index's service lock (``vq.core.runtime.start_lock``, an flock) without
-waiting and hands the locked file to the child, which keeps it for its life.
-A search that cannot take the lock knows a service runs or is starting, and
-starts nothing. Standard library only; the search that starts the service
-answers its own query in-process, later ones use the service.
+Exactly one service per user, however many searches race, from however many
+projects: the starter takes the user's service lock (``vq.core.runtime.start_lock``,
+an flock) without waiting and hands the locked file to the child, which keeps it
+for its life. A search that cannot take the lock knows a service runs or is
+starting, and starts nothing. Standard library only; the search that starts the
+service answers its own query in-process, later ones (from any project) use the
+service, which opens each project's index on its first search.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from vq.core import runtime
 def spawn(settings: Any, overrides: dict[str, Any]) -> int | None:
     """The pid of the service started now, or None (one runs or is starting, or no socket dir)."""
     try:
-        lock = runtime.start_lock(settings.index_dir)
+        lock = runtime.start_lock()
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except (OSError, runtime.ServiceDirUnsafe):
         return None
@@ -32,7 +33,7 @@ def spawn(settings: Any, overrides: dict[str, Any]) -> int | None:
         os.close(fd)
         return None
     try:
-        with open(runtime.service_log(settings.index_dir), "ab") as log:
+        with open(runtime.service_log(), "ab") as log:
             proc = subprocess.Popen(serve_command(settings, overrides, fd), pass_fds=(fd,),
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=log, start_new_session=True)

@@ -1,4 +1,5 @@
-"""Client of the resident service: ask it instead of opening the index and loading a model.
+"""Client of the user's resident service: ask it instead of opening the index and loading a
+model. One service per user answers for every index; each request names its own.
 
 Newline-delimited JSON over a Unix socket. Standard library only (numpy is
 imported for an encode reply, after the answer came), so the `vq search` thin
@@ -30,37 +31,37 @@ CONNECT_RETRY = (0.005, 0.1)  # first and longest pause between connect attempts
 DEADLINE = 20.0               # a search never waits longer than this for the service
 INFO_DEADLINE = 2.0
 SILENT_SECONDS = 60.0         # after a timeout, this process leaves the service alone this long
-_silent: dict[str, float] = {}  # index_dir -> when its service last timed out here
+_silent: dict[str, float] = {}  # socket path -> when its service last timed out here
 
 
-def request(index_dir: str, message: dict[str, Any], deadline: float = DEADLINE
-            ) -> dict[str, Any] | None:
-    """The service's ``ok`` reply, or None (no service, busy past the deadline, an error).
+def request(message: dict[str, Any], deadline: float = DEADLINE) -> dict[str, Any] | None:
+    """The user's service's ``ok`` reply, or None (no service, busy past the deadline, an
+    error). One service answers for every index: a message names its index itself.
 
     Raises ServiceDirUnsafe when the socket folder could be another user's.
     """
-    path = runtime.service_socket(index_dir, create=False)
-    quiet = _silent.get(index_dir)
+    path = runtime.service_socket(create=False)
+    quiet = _silent.get(str(path))
     if (quiet is not None and time.monotonic() - quiet < SILENT_SECONDS) or not path.exists():
         return None
-    if stopped(index_dir):
+    if stopped():
         return None
     end = time.monotonic() + deadline
     pause = CONNECT_RETRY[0]
     while True:
-        reply = _attempt(index_dir, path, message, end)
+        reply = _attempt(path, message, end)
         if reply != "retry" or time.monotonic() + pause > end:
             break
         time.sleep(pause)  # backoff between attempts on a busy service, not a test wait
         pause = min(pause * 2, CONNECT_RETRY[1])
     if reply == "timeout":
-        _silent[index_dir] = time.monotonic()  # this process works without it for a while
+        _silent[str(path)] = time.monotonic()  # this process works without it for a while
     return reply if isinstance(reply, dict) and reply.get("ok") else None
 
 
-def stopped(index_dir: str) -> int | None:
+def stopped() -> int | None:
     """The service's pid when its process is stopped (SIGSTOP, ^Z): it cannot answer."""
-    pid = runtime.lock_holder(index_dir)
+    pid = runtime.lock_holder()
     if pid is None:
         return None
     try:
@@ -71,7 +72,7 @@ def stopped(index_dir: str) -> int | None:
     return pid if state in (b"T", b"t") else None
 
 
-def _attempt(index_dir: str, path: Path, message: dict[str, Any], end: float) -> Any:
+def _attempt(path: Path, message: dict[str, Any], end: float) -> Any:
     """One connection: a reply, "retry" (busy or full queue) or None."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -86,7 +87,7 @@ def _attempt(index_dir: str, path: Path, message: dict[str, Any], end: float) ->
     except TimeoutError:
         return "timeout"  # connected (the kernel queues it) but no answer in time
     except (ConnectionRefusedError, FileNotFoundError):
-        if runtime.is_running(index_dir):
+        if runtime.is_running():
             return "retry"  # alive but between accept calls, or still binding
         _remove_stale(path)
         return None
@@ -139,23 +140,26 @@ def search(settings: Any, root: dict[str, Any], query: dict[str, Any],
     """A whole search by the service: {"stdout", "stderr", "exit"}, or None.
 
     ``root`` is what the CLI root was given (config file, overrides), so the
-    service loads the same settings; it answers only when their fingerprint
-    matches this process's, else the caller searches in-process.
+    service loads the same settings (and with them the index: one slot per
+    index_dir); it answers only when their fingerprint matches this process's,
+    else the caller searches in-process.
     """
     import os
 
     config = os.path.abspath(settings.config_file) if settings.config_file else None
-    message = {"op": "search", "config": config,
+    message = {"op": "search", "config": config, "index_dir": settings.index_dir,
                "overrides": root, "cwd": os.getcwd(), "fingerprint": fingerprint(settings),
                "query": query, "output": output}
-    reply = request(settings.index_dir, message)
+    reply = request(message)
     return reply if reply is not None and "exit" in reply else None
 
 
-def encode(index_dir: str, model: str, texts: list[str], deadline: float = DEADLINE
-           ) -> tuple[Any, dict] | None:
-    """(float32 array, service info) from the service, or None."""
-    reply = _soft(index_dir, {"op": "encode", "model": model, "texts": texts}, deadline)
+def encode(model: str, texts: list[str], location: str | None = None, device: str = "auto",
+           deadline: float = DEADLINE) -> tuple[Any, dict] | None:
+    """(float32 array, service info) from the service, or None. ``location``: the index
+    folder whose ONNX export of ``model`` the service may load (once for all indexes)."""
+    reply = _soft({"op": "encode", "model": model, "texts": texts, "location": location,
+                   "device": device}, deadline)
     if reply is None or reply.get("model") != model:
         return None
     import numpy as np
@@ -164,42 +168,50 @@ def encode(index_dir: str, model: str, texts: list[str], deadline: float = DEADL
         "pid": reply.get("pid"), "device": reply.get("device")}
 
 
-def rerank(index_dir: str, model: str, pairs: list[list[str]]) -> list[float] | None:
-    reply = _soft(index_dir, {"op": "rerank", "model": model, "pairs": pairs}, 60.0)
+def rerank(model: str, pairs: list[list[str]], device: str = "auto") -> list[float] | None:
+    reply = _soft({"op": "rerank", "model": model, "pairs": pairs, "device": device}, 60.0)
     return None if reply is None else [float(s) for s in reply["scores"]]
 
 
-def info(index_dir: str) -> dict[str, Any] | None:
-    """pid, model, encoder and idle limit of the running service, or None when none runs."""
-    return _soft(index_dir, {"op": "info"}, INFO_DEADLINE)
+def info() -> dict[str, Any] | None:
+    """pid, idle limit, models and the indexes the user's service holds, or None."""
+    return _soft({"op": "info"}, INFO_DEADLINE)
 
 
-def _soft(index_dir: str, message: dict[str, Any], deadline: float) -> dict[str, Any] | None:
+def _soft(message: dict[str, Any], deadline: float) -> dict[str, Any] | None:
     """``request`` for callers that only want an answer: an unsafe folder is just None."""
     from vq.core.errors import ServiceDirUnsafe
 
     try:
-        return request(index_dir, message, deadline)
+        return request(message, deadline)
     except ServiceDirUnsafe:
         return None
 
 
+def held(reply: dict[str, Any], index_dir: str) -> dict[str, Any] | None:
+    """The service's slot for ``index_dir`` in an info reply, or None (not held)."""
+    return next((s for s in reply.get("indexes") or [] if s.get("index_dir") == index_dir),
+                None)
+
+
 def service_state(settings: Any) -> dict[str, Any]:
-    """For `vq status` and `vq doctor`: {"state": running | stopped | refused, ...}."""
+    """For `vq status` and `vq doctor`: {"state": running | stopped | refused, ...}; when
+    running, ``slot`` is what it holds of this index (None: not opened yet)."""
     import os
 
     from vq.core.errors import ServiceDirUnsafe
 
     try:
-        reply = request(settings.index_dir, {"op": "info"}, INFO_DEADLINE)
+        reply = request({"op": "info"}, INFO_DEADLINE)
     except ServiceDirUnsafe as exc:
         return {"state": "refused", "reason": exc.message, "fix": exc.fix}
     if reply is not None:
-        return {"state": "running", **{k: v for k, v in reply.items() if k != "ok"}}
-    if runtime.is_running(settings.index_dir):  # holds its lock, yet did not answer
-        pid = runtime.lock_holder(settings.index_dir)
-        why = "stopped (SIGSTOP)" if stopped(settings.index_dir) else \
-            f"no answer within {INFO_DEADLINE:g}s"
+        return {"state": "running", "slot": held(reply, settings.index_dir),
+                "index_count": len(reply.get("indexes") or []),
+                **{k: v for k, v in reply.items() if k not in ("ok", "indexes")}}
+    if runtime.is_running():  # holds its lock, yet did not answer
+        pid = runtime.lock_holder()
+        why = "stopped (SIGSTOP)" if stopped() else f"no answer within {INFO_DEADLINE:g}s"
         return {"state": "not answering", "pid": pid, "reason": why,
                 "fix": f"resume it (`kill -CONT {pid}`) or stop it (`kill {pid}`); searches "
                        "run in-process meanwhile"}
@@ -210,3 +222,37 @@ def service_state(settings: Any) -> dict[str, Any]:
     else:
         why = "the next search starts one (search.autostart)"
     return {"state": "stopped", "reason": why}
+
+
+def running_summary(state: dict[str, Any]) -> str:
+    """A running service as `vq status` and `vq doctor` say it: whether it holds this
+    index and watches it, what else it holds, its models, its idle exit."""
+    slot, pid = state.get("slot"), state["pid"]
+    if slot is None:
+        held = "does not hold this index yet (its next search opens it)"
+    else:
+        rows = slot["rows"] if slot.get("rows") is not None else "?"
+        memory = "in memory" if slot.get("loaded") else "evicted until its next search"
+        held = (f"holds this index ({slot.get('model')}, {rows} rows, {memory}; watch: "
+                f"{watch_text(slot['watch'], pid)})")
+    models = ", ".join(f"{m['model']} ({m['encoder']} on {m['device']})"
+                       for m in state.get("models") or []) or "no model loaded yet"
+    idle = state.get("idle_minutes") or 0
+    count = state.get("index_count", 0)
+    return (f"pid {pid}, {held}; {count} index(es) held in all; models: {models}; "
+            f"{f'exits after {idle:g} idle minutes' if idle else 'no idle exit'}")
+
+
+def watch_text(watch: dict[str, Any], service_pid: int | None = None) -> str:
+    """A slot's watch state in words: watching / sweep-only (why) / off, and what waits."""
+    text = watch["state"]
+    if watch.get("pid") and watch["pid"] != service_pid:
+        text += f" (by pid {watch['pid']})"
+    if watch.get("reason"):
+        text += f": {watch['reason']}"
+    if watch.get("pending_count"):
+        shown_paths = ", ".join(watch.get("pending") or [])
+        text += f"; {watch['pending_count']} changed file(s) not yet indexed: {shown_paths}"
+    if watch.get("building"):
+        text += "; indexing a batch"
+    return text

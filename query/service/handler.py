@@ -1,10 +1,12 @@
-"""What the resident service does with each request: whole searches, encodes, reranks.
+"""What the user's resident service does with each request: whole searches, encodes,
+reranks, for any index a request names.
 
-``vq.query.service.server`` (the transport) calls ``Ops.answer``. A search runs
-``vq.query.search.search`` on an index kept open, with the model loaded and a
-snapshot of its rows (and, below the ANN threshold, its vectors) in memory
-(``vq.query.service.snapshot``), and renders the output with the very functions
-the in-process command uses.
+``vq.query.service.server`` (the transport) calls ``Ops.answer``. A search loads the
+client's settings, takes the slot of their index (``vq.query.service.slots``: the
+index kept open and a snapshot of its rows and, below the ANN threshold, its
+vectors in memory), runs ``vq.query.search.search`` with the query model loaded
+once for every index that uses it (``vq.query.encoders``), and renders the output
+with the very functions the in-process command uses.
 
 Why the service returns rendered text, not the ``Result`` as data: the thin
 client then prints it without importing rich, pyarrow or the search code (a
@@ -23,85 +25,96 @@ import io
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vq.core import store
 from vq.core.errors import VqError
 from vq.core.settings import Settings, load_settings
-from vq.query.encoders import backend, cross_encoder, query_encoder
+from vq.core.watching import SHOWN_PATHS, read_state
+from vq.query.encoders import cross_encoder, loaded, model_lock, query_encoder
 from vq.query.search import models_for, search
 from vq.query.search_output import OutputOptions, emit, exit_code, query_from, talk
-from vq.query.service import client, snapshot
-from vq.query.sources import COLUMNS, LanceSources, Sources
+from vq.query.service import client
+from vq.query.service.slots import Slot
+
+# what the CLI layer does when a slot first opens (start watching its vaults): it gets
+# the slot's settings, a way to read them afresh, and a function to call after each
+# committed watch batch; it answers what became of watching ("watching", "off", ...)
+OnOpen = Callable[[Settings, Callable[[], Settings], Callable[..., None]], str]
 
 MAX_TEXTS = 256
 
 
 class Ops:
-    """The service's state: settings per client config, the open index, the models."""
+    """The service's state: one slot per index, client settings per config, the models
+    (loaded once per model, in ``vq.query.encoders``)."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.model = _model_for(settings)
-        self.lock = threading.Lock()  # one search or inference at a time
+    def __init__(self, settings: Settings, on_open: OnOpen | None = None,
+                 reload: Callable[[], Settings] | None = None) -> None:
+        self.settings = settings          # the service's own: idle limits, default device
+        self.on_open = on_open
+        self.reload = reload or (lambda: settings)  # its own settings read afresh
+        self.slots: dict[str, Slot] = {}
+        self.wake = threading.Event()     # a watch batch committed: refresh now
+        self._lock = threading.Lock()     # the two dicts
         self._settings: dict[str, Settings] = {}
-        self._index: store.Index | None = None
-        self._version: Any = None
-        self._sources: Sources | None = None
-        self._snapshot: snapshot.Snapshot | None = None
-        self._encoder: Any = None
 
     def info(self) -> dict[str, Any]:
-        enc = self._encoder
-        return {"model": self.model, "device": enc.device.name if enc else "loading",
-                "encoder": backend(enc) if enc else "loading",
-                "resident_vectors": bool(self._snapshot and self._snapshot.vectors is not None),
-                "resident_rows": bool(self._snapshot and self._snapshot.rows is not None),
-                "index_dir": self.settings.index_dir}
+        with self._lock:
+            slots = list(self.slots.values())
+        return {"models": loaded(), "indexes": [_slot_info(s) for s in slots],
+                "slot_idle_minutes": self.settings.serve.slot_idle_minutes}
 
     def preload(self) -> None:
-        """Open the index and load its encoder before the first query asks."""
-        with self.lock:
-            try:
-                self._encoder = query_encoder(self.model, self.settings.device,
-                                              self._location())
-                self.sources(self.settings)
-            except Exception:  # noqa: BLE001 - the first request reports what is wrong
-                pass
+        """Open the service's own index and load its model before the first query asks
+        (nothing when its config has no index yet)."""
+        slot = self.slot(self.settings, self.reload)
+        try:
+            with slot.lock:
+                index = slot.sources().index
+            query_encoder(index.meta.model, self.settings.device, index.location)
+        except Exception:  # noqa: BLE001 - the first request reports what is wrong
+            pass
+        self._opened(slot)
 
     def refresh(self) -> None:
-        """Load a version a build committed since the last query (the service's watcher
-        calls this every few seconds), so that no query pays for the new snapshot."""
-        if self._index is None or not self.lock.acquire(blocking=False):
-            return  # nothing served yet, or a query is running: it reloads itself
-        try:
-            self.sources(self.settings)
-        except Exception:  # noqa: BLE001 - the next query reports what is wrong
-            pass
-        finally:
-            self.lock.release()
+        """Load the versions builds committed since the last query (the service's refresh
+        thread calls this every few seconds, and at once after a watch batch), so that no
+        query pays for a new snapshot; drop the snapshots of slots idle too long."""
+        idle = self.settings.serve.slot_idle_minutes * 60
+        with self._lock:
+            slots = list(self.slots.values())
+        for slot in slots:
+            if not slot.evict_if_idle(idle):
+                slot.refresh()
+
+    def committed(self, *_: Any) -> None:
+        """A watcher committed a batch: wake the refresh thread now, not at its next poll."""
+        self.wake.set()
 
     def answer(self, msg: dict[str, Any]) -> dict[str, Any]:
         op = msg["op"]
         if op == "search":
             return self.search(msg)
         if op == "encode":
-            return self.encode(msg["model"], [str(t) for t in msg["texts"]][:MAX_TEXTS])
+            return self.encode(msg)
         if op == "rerank":
-            with self.lock:
-                model = cross_encoder(msg["model"], self.settings.device)
+            device = msg.get("device") or self.settings.device
+            model = cross_encoder(msg["model"], device)
+            with model_lock(msg["model"], device):
                 scores = model.predict([tuple(p) for p in msg["pairs"]],
                                        show_progress_bar=False)
             return {"ok": True, "scores": [float(s) for s in scores]}
         return {"ok": False, "error": f"unknown op {op!r}"}
 
-    def encode(self, model: str, texts: list[str]) -> dict[str, Any]:
-        location = self._location() if model == self.model else None
-        with self.lock:
-            enc = query_encoder(model, self.settings.device, location)
-            vectors = enc.encode(texts)
-        self.model, self._encoder = model, enc
+    def encode(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Encode for a client that searches in-process; ``location`` (its index folder)
+        lets the model load from that index's ONNX export, once for every index."""
+        model, device = msg["model"], msg.get("device") or self.settings.device
+        enc = query_encoder(model, device, msg.get("location"))
+        with model_lock(model, device):
+            vectors = enc.encode([str(t) for t in msg["texts"]][:MAX_TEXTS])
         return {"ok": True, "model": model, "pid": os.getpid(), "device": enc.device.name,
                 "vectors": vectors.tolist()}
 
@@ -111,24 +124,61 @@ class Ops:
             return {"ok": False, "error": "settings differ"}
         q = query_from(msg["query"])
         try:
-            res = self.result(settings, q)
+            res = self.result(settings, q, self._loader(msg))
         except VqError as exc:
             lines = [f"error: {exc.message}"] + ([f"next: {exc.fix}"] if exc.fix else [])
             return {"ok": True, "exit": exc.exit_code, "stdout": "", "stderr": lines}
         return {"ok": True, "exit": exit_code(res), **rendered(res, q.text, msg["output"])}
 
-    def result(self, settings: Settings, q: Any) -> Any:
-        """One search as data, on the index held open here and the model loaded here (the
-        dashboard the service serves calls this directly); settings naming another index
-        are searched as the library would, never answered from this one."""
-        if settings.index_dir != self.settings.index_dir:
-            return search(settings, q)
-        with self.lock:
-            sources = self.sources(settings)
-            res = search(settings, q, sources, models_for(settings, sources.index))
+    def result(self, settings: Settings, q: Any,
+               reload: Callable[[], Settings] | None = None) -> Any:
+        """One search as data, from the slot of ``settings``' index (opened here on first
+        use) and the model loaded here; the dashboard the service serves calls this
+        directly. ``reload``: those settings read afresh (for the index's watcher)."""
+        slot = self.slot(settings, reload or (lambda: settings))
+        try:
+            with slot.lock:
+                try:
+                    sources = slot.sources()
+                    res = search(settings, q, sources, models_for(settings, sources.index))
+                finally:
+                    slot.used()
+        finally:
+            self._opened(slot)
         if res.encoder == "in-process":
             res.encoder = f"service pid {os.getpid()}"
         return res
+
+    def slot(self, settings: Settings, reload: Callable[[], Settings]) -> Slot:
+        """The slot of ``settings.index_dir``, made on first use."""
+        with self._lock:
+            slot = self.slots.get(settings.index_dir)
+            if slot is None:
+                slot = self.slots[settings.index_dir] = Slot(settings, reload)
+            return slot
+
+    def _opened(self, slot: Slot) -> None:
+        """After a slot's first use: forget it when its index never opened (none built
+        yet), else tell the CLI layer once (it starts watching the index)."""
+        with self._lock:
+            if not slot.opens:
+                if self.slots.get(slot.index_dir) is slot:
+                    del self.slots[slot.index_dir]
+                return
+            if slot.announced:
+                return
+            slot.announced = True
+        if self.on_open is None:
+            slot.watch = "off"
+            return
+        try:
+            slot.watch = self.on_open(slot.settings, slot.reload, self.committed)
+        except Exception as exc:  # noqa: BLE001 - searching works without the watcher
+            slot.watch = f"failed: {type(exc).__name__}: {exc}"
+
+    def _loader(self, msg: dict[str, Any]) -> Callable[[], Settings]:
+        config, overrides, cwd = msg.get("config"), msg.get("overrides") or {}, msg.get("cwd")
+        return lambda: load_settings(config, overrides, Path(cwd) if cwd else None)
 
     def settings_for(self, msg: dict[str, Any]) -> Settings | None:
         """The client's settings, loaded here from its config; None when they differ."""
@@ -136,32 +186,28 @@ class Ops:
         cached = self._settings.get(key)
         if cached is not None and client.fingerprint(cached) == msg["fingerprint"]:
             return cached
-        loaded = load_settings(msg.get("config"), msg.get("overrides") or {},
-                               Path(msg["cwd"]) if msg.get("cwd") else None)
-        if client.fingerprint(loaded) != msg["fingerprint"]:
+        loaded_now = self._loader(msg)()
+        if client.fingerprint(loaded_now) != msg["fingerprint"]:
             return None
-        self._settings[key] = loaded
-        return loaded
+        with self._lock:
+            self._settings[key] = loaded_now
+        return loaded_now
 
-    def sources(self, settings: Settings) -> Sources:
-        """The open index, reopened when a build committed a new version (or replaced it),
-        answering from a snapshot of that version in memory (``vq.query.service.snapshot``)."""
-        if self._index is None:
-            self._index = store.open_for(settings)
-        version = self._index.chunks.version
-        if version != self._version:
-            self._index = store.open_for(settings)
-            self._version = self._index.chunks.version
-            self.model = self._index.meta.model
-            flat = snapshot.eligible(self._index, settings)
-            self._snapshot = snapshot.load(self._index, COLUMNS,
-                                           vectors=flat or snapshot.fits(self._index),
-                                           flat=flat)
-            self._sources = snapshot.SnapshotSources(self._index, self._snapshot)
-        return self._sources or LanceSources(self._index)
 
-    def _location(self) -> str | None:
-        return self._index.location if self._index else self.settings.index_dir
+def _slot_info(slot: Slot) -> dict[str, Any]:
+    """A slot as `vq serve --list` shows it, with its watch state: "watching",
+    "sweep-only" (events cannot be trusted: the periodic sweep only), "off", or what
+    the watcher's state file says when another process watches it."""
+    out = slot.info()
+    state = read_state(slot.index_dir)
+    if state is None:
+        out["watch"] = {"state": slot.watch or "off", "pending_count": 0, "pending": []}
+        return out
+    mode = {"watching": "watching", "sweeping": "sweep-only"}.get(state.mode, state.mode)
+    out["watch"] = {"state": mode, "pid": state.pid, "reason": state.reason,
+                    "pending_count": state.pending_count,
+                    "pending": state.pending[:SHOWN_PATHS], "building": state.building}
+    return out
 
 
 def rendered(res: Any, text: str, output: dict[str, Any]) -> dict[str, Any]:
@@ -176,11 +222,3 @@ def rendered(res: Any, text: str, output: dict[str, Any]) -> dict[str, Any]:
     emit(res, text, opts, out, console)
     before, after = talk(res)
     return {"stdout": out.getvalue(), "stderr": before, "stderr_after": after}
-
-
-def _model_for(settings: Settings) -> str:
-    """The index's model when there is an index (queries must match it), else config's."""
-    try:
-        return store.open_for(settings).meta.model
-    except Exception:  # noqa: BLE001 - no index yet: serve the configured model
-        return settings.model

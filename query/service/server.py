@@ -1,4 +1,4 @@
-"""The resident service: one process per index answers whole searches on a Unix socket.
+"""The resident service: one process per user answers whole searches on a Unix socket.
 
 Run by `vq serve` (by hand, or started detached by a search: ``search.autostart``)
 and inside `vq schedule`. This module is the transport and its guarantees; what
@@ -10,7 +10,8 @@ What a client can rely on:
 - a listen backlog of 128, at most ``MAX_CONNECTIONS`` served at once (the
   rest are told "busy" and retry), an idle connection is dropped after
   ``IDLE_CONNECTION_SECONDS``;
-- exactly one service per index: it holds an flock on ``runtime.start_lock``
+- exactly one service per user, for every index a request names (one slot per
+  index, ``vq.query.service.slots``): it holds an flock on ``runtime.start_lock``
   for its whole life, so a search that finds the lock held never starts another;
 - without requests for ``idle_minutes`` (0: never) the service exits by itself.
 """
@@ -31,7 +32,7 @@ from vq.core.errors import ServiceRunning
 
 MAX_CONNECTIONS = 64
 IDLE_CONNECTION_SECONDS = 10.0
-REFRESH_SECONDS = 2.0  # how often the ops are asked to pick up a build's new version
+REFRESH_SECONDS = 2.0  # how often the ops look for a build's new version (a watch batch: at once)
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -72,10 +73,9 @@ class Service(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     request_queue_size = runtime.BACKLOG
 
-    def __init__(self, index_dir: str, ops: Any, idle_minutes: float = 0.0,
-                 lock_fd: int | None = None) -> None:
-        self.index_dir = index_dir
-        self.path = runtime.service_socket(index_dir)
+    def __init__(self, ops: Any, idle_minutes: float = 0.0, lock_fd: int | None = None
+                 ) -> None:
+        self.path = runtime.service_socket()
         self.ops = ops
         self.idle_seconds = idle_minutes * 60
         self.started = time.time()
@@ -84,7 +84,7 @@ class Service(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._active = 0
         self._count = threading.Lock()
-        self.lock_fd = claim(index_dir, lock_fd)
+        self.lock_fd = claim(lock_fd)
         self.preloading: threading.Thread | None = None  # the model load, begun by start()
         self.path.unlink(missing_ok=True)  # we hold the lock: any socket here is stale
         old = os.umask(0o177)  # the socket is born 0600: only this user may connect
@@ -137,10 +137,16 @@ class Service(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def watch_versions(self) -> None:
         """Between queries, let the ops load what a build committed (``Ops.refresh``), so
-        the first search after a build does not wait for the new snapshot."""
+        the first search after a build does not wait for the new snapshot: every
+        ``REFRESH_SECONDS`` (a cron build in another process), and at once when a
+        watcher of this process says it committed (``ops.wake``)."""
         refresh = getattr(self.ops, "refresh", None)
-        while refresh is not None and not self.stopped.wait(REFRESH_SECONDS):
-            refresh()
+        wake = getattr(self.ops, "wake", None) or threading.Event()
+        while refresh is not None and not self.stopped.is_set():
+            wake.wait(REFRESH_SECONDS)
+            wake.clear()
+            if not self.stopped.is_set():
+                refresh()
 
     def server_close(self) -> None:
         super().server_close()
@@ -150,34 +156,39 @@ class Service(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             os.close(self.lock_fd)  # the lock goes with it: a later search may start one
 
 
-def claim(index_dir: str, inherited: int | None = None) -> int:
-    """Hold the index's service lock for this process's life, or raise ServiceRunning.
+def claim(inherited: int | None = None) -> int:
+    """Hold the user's service lock for this process's life, or raise ServiceRunning.
 
     ``inherited``: the fd an autostarting search locked and passed down; a lock
     on the same open file is ours already.
     """
     fd = inherited if inherited is not None else os.open(
-        runtime.start_lock(index_dir), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        runtime.start_lock(), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise ServiceRunning(index_dir, runtime.lock_holder(index_dir)) from None
+        raise ServiceRunning(runtime.lock_holder()) from None
     os.set_inheritable(fd, False)
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     return fd
 
 
-def start(settings: Any, idle_minutes: float = 0.0, lock_fd: int | None = None) -> Service:
-    """Bind now, load the model in the background, serve from daemon threads.
+def start(settings: Any, idle_minutes: float = 0.0, lock_fd: int | None = None,
+          on_open: Any = None, reload: Any = None) -> Service:
+    """Bind now, open ``settings``' index and load its model in the background, serve
+    from daemon threads.
 
     Clients that arrive while the model loads wait for it (within their deadline).
+    ``on_open(settings, reload, committed)``: called once per index when its slot first
+    opens (the CLI starts watching it; ``handler.OnOpen``). ``reload``: ``settings``
+    read afresh (for the watcher of the service's own index).
     """
     from vq.query.service.handler import Ops  # the model stack loads only in a service
 
-    ops = Ops(settings)
-    service = Service(settings.index_dir, ops, idle_minutes, lock_fd)
+    ops = Ops(settings, on_open, reload)
+    service = Service(ops, idle_minutes, lock_fd)
     service.preloading = threading.Thread(target=ops.preload, name="vq-preload", daemon=True)
     service.preloading.start()
     threading.Thread(target=service.serve_forever, name="vq-serve", daemon=True).start()
@@ -190,6 +201,9 @@ def stop(service: Service, preload_wait: float = 120.0) -> None:
     """Stop serving, remove the socket, release the lock; wait for a model still loading
     (an interpreter that exits while a thread imports torch may crash on the way out)."""
     service.stopped.set()
+    wake = getattr(service.ops, "wake", None)
+    if wake is not None:
+        wake.set()  # the refresh thread sees ``stopped`` now
     service.shutdown()
     service.server_close()
     preloading = getattr(service, "preloading", None)

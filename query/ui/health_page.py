@@ -32,14 +32,13 @@ def host_check(info: dict[str, Any]) -> Any:
     """The service this dashboard runs in, as it knows itself (not asked over its socket)."""
     from vq.query.doctor.checks import OK, Check
 
-    held = ", ".join(str(i) for i in info.get("indexes") or [info.get("index_dir")])
-    memory = " and ".join(name for name, key in (("rows", "resident_rows"),
-                                                 ("vectors", "resident_vectors"))
-                          if info.get(key))
+    held = ", ".join(f"{slot['index_dir']} ({slot.get('rows')} rows"
+                     + (", in memory)" if slot.get("loaded") else ", evicted)")
+                     for slot in info.get("indexes") or []) or "no index yet"
+    models = ", ".join(f"{m['model']} ({m['encoder']} on {m['device']})"
+                       for m in info.get("models") or []) or "none loaded yet"
     idle = info.get("idle_minutes") or 0
-    parts = [f"pid {info.get('pid')}",
-             f"model {info.get('model')} ({info.get('encoder')} on {info.get('device')})",
-             f"holds {held}" + (f" with its {memory} in memory" if memory else ""),
+    parts = [f"pid {info.get('pid')}", f"models {models}", f"holds {held}",
              f"exits after {idle:g} idle minutes" if idle else "no idle exit"]
     return Check("this dashboard", OK, "served by the resident service itself: "
                  + "; ".join(parts))

@@ -9,7 +9,7 @@ it has loaded (``Ops.result``), and its health page shows that process.
 (``runtime.dashboard_file``): the URL with its token, 0600, read back only through
 ``runtime.read_private`` (the socket's rules: our folder, our file, no link, nobody
 else may read it), and believed only while the process that wrote it still holds
-the index's service lock (a file left by a killed service names a port that may be
+the user's service lock (a file left by a killed service names a port that may be
 anyone's by now).
 """
 
@@ -85,7 +85,7 @@ def start(ctx: UiContext, index_dir: str, port: int = 0) -> Hosted:
 
 def forget(index_dir: str) -> None:
     """Remove a dashboard file left by an earlier service; call only while holding the
-    index's service lock (nobody else can be serving it then)."""
+    user's service lock (nobody else can be serving it then)."""
     with contextlib.suppress(OSError, runtime.ServiceDirUnsafe):
         runtime.dashboard_file(index_dir, create=False).unlink()
 
@@ -104,6 +104,6 @@ def find(index_dir: str) -> dict[str, Any] | None:
         return None
     if not url.startswith("http://127.0.0.1:"):
         return None
-    if not runtime.is_running(index_dir) or runtime.lock_holder(index_dir) != pid:
+    if not runtime.is_running() or runtime.lock_holder() != pid:
         return None  # written by a service that has since died
     return {**found, "url": url, "pid": pid, "read_only": bool(found.get("read_only"))}

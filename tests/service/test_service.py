@@ -51,7 +51,7 @@ def start_server(index_dir, config_file, env=None):
     proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config_file),
                              "serve"], stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "VQ_WATCH": "false", **(env or {})})
-    wait_for(lambda: proc.poll() is not None or client.encode(index_dir, MODEL, ["warm up"]))
+    wait_for(lambda: proc.poll() is not None or client.encode(MODEL, ["warm up"], index_dir))
     assert proc.poll() is None, proc.stderr.read()
     return proc
 
@@ -85,7 +85,17 @@ def shared(tmp_path_factory, encoder):
 
 
 @pytest.fixture
-def served(built, config_file):
+def own_runtime(monkeypatch):
+    """A socket folder of this test's own: one service per user, and the module's shared
+    service is this user's in the module's folder."""
+    folder = tempfile.mkdtemp(prefix="vqp")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", folder)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def served(built, config_file, own_runtime):
     """A server of its own, for the tests that stop or kill it."""
     proc = start_server(built.index_dir, config_file)
     yield proc
@@ -93,7 +103,7 @@ def served(built, config_file):
 
 
 def test_search_via_service_equals_in_process(built, served):
-    path = service_socket(built.index_dir)
+    path = service_socket()
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
     via = search_asking_service(built, Query("how do I undo a broken deployment", limit=5))
@@ -166,7 +176,7 @@ def _floats_near(a, b) -> bool:
 
 
 def test_killed_service_leaves_a_stale_socket_that_search_survives(built, served):
-    path = service_socket(built.index_dir)
+    path = service_socket()
     served.send_signal(signal.SIGKILL)
     served.wait(timeout=60)
     assert path.exists()  # nobody cleaned up after a SIGKILL
@@ -184,7 +194,7 @@ def test_32_concurrent_clients_disconnects_and_oversized_requests(shared):
     def ask(i: int) -> None:
         start.wait()
         if i % 2:
-            results.append(client.encode(built.index_dir, MODEL, [f"query {i}"]))
+            results.append(client.encode(MODEL, [f"query {i}"], built.index_dir))
         else:
             results.append(client.search(built, {}, query, {"json": True}))
 
@@ -196,7 +206,7 @@ def test_32_concurrent_clients_disconnects_and_oversized_requests(shared):
     assert len(results) == 32 and all(r is not None for r in results)
     assert all(r[0].shape == (1, 384) for r in results if isinstance(r, tuple))
     assert all(r["exit"] == 0 for r in results if isinstance(r, dict))
-    path = str(service_socket(built.index_dir))
+    path = str(service_socket())
     with socket.socket(socket.AF_UNIX) as sock:  # leaves mid-request
         sock.connect(path)
         sock.sendall(b'{"op": "enc')
@@ -205,15 +215,15 @@ def test_32_concurrent_clients_disconnects_and_oversized_requests(shared):
         sock.sendall(b'{"op": "encode", "texts": ["' + b"x" * (9 * 1024 * 1024) + b'"]}\n')
         reply = json.loads(sock.makefile("rb").readline())
     assert reply == {"ok": False, "error": "request too large"}
-    assert client.info(built.index_dir)["pid"] == served.pid  # still serving
+    assert client.info()["pid"] == served.pid  # still serving
 
 
-def test_a_second_service_for_the_same_index_is_refused(shared):
+def test_a_second_service_for_the_same_user_is_refused(shared):
     _, cfg, served = shared
     out = subprocess.run([sys.executable, "-m", "vq", "--config", str(cfg), "serve"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2
-    assert f"a vq service (pid {served.pid}) already serves" in out.stderr
+    assert f"a vq service (pid {served.pid}) already runs for this user" in out.stderr
 
 
 PROBE = ("import runpy, sys; sys.argv = ['vq'] + sys.argv[1:]\n"
@@ -253,9 +263,9 @@ def test_service_loads_the_model_a_request_names(shared, tmp_path, cli):
 
     other = tmp_path / "other-model"
     SentenceTransformer(model_location(MODEL), device="cpu").save(str(other))
-    reply = client.encode(built.index_dir, str(other), ["hello"], deadline=300)  # loads torch
+    reply = client.encode(str(other), ["hello"], deadline=300)  # loads torch
     assert reply is not None and reply[0].shape == (1, 384)
-    assert client.info(built.index_dir)["model"] == str(other)
+    assert str(other) in [m["model"] for m in client.info()["models"]]
     status = json.loads(cli("--config", config_file, "status", "--json").stdout)
     assert status["service"]["pid"] == served.pid
 
@@ -277,7 +287,7 @@ def _services(config_file) -> list[int]:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="counts processes in /proc")
-def test_four_racing_searches_autostart_exactly_one_service(built, config_file):
+def test_four_racing_searches_autostart_exactly_one_service(built, config_file, own_runtime):
     env = {**os.environ, "VQ_SEARCH__AUTOSTART": "true"}
     procs = [subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config_file),
                                "search", "-m", "lexical", "canary rollout"],
@@ -285,7 +295,7 @@ def test_four_racing_searches_autostart_exactly_one_service(built, config_file):
              for _ in range(4)]
     try:
         assert [p.wait(timeout=300) for p in procs] == [0, 0, 0, 0]
-        info = wait_for(lambda: client.info(built.index_dir))
+        info = wait_for(lambda: client.info())
         assert _services(config_file) == [info["pid"]]
         assert info["idle_minutes"] == 30
         out = subprocess.run([sys.executable, "-m", "vq", "--config", str(config_file),
@@ -296,24 +306,24 @@ def test_four_racing_searches_autostart_exactly_one_service(built, config_file):
                                "serve", "--stop"], env=env, capture_output=True, text=True,
                               timeout=120)
         assert f"stopped the vq service (pid {info['pid']})" in stop.stderr
-        assert client.info(built.index_dir) is None
+        assert client.info() is None
         wait_for(lambda: not _services(config_file), timeout=60)  # exiting after the lock
     finally:
         for pid in _services(config_file):
             os.kill(pid, signal.SIGTERM)
 
 
-def test_no_autostart_under_ci_or_when_off(built, config_file):
+def test_no_autostart_under_ci_or_when_off(built, config_file, own_runtime):
     for extra in ({"CI": "true", "VQ_SEARCH__AUTOSTART": "true"},
                   {"VQ_SEARCH__AUTOSTART": "false"}):
         out = subprocess.run([sys.executable, "-m", "vq", "--config", str(config_file),
                               "search", "-m", "lexical", "canary"],
                              env={**os.environ, **extra}, capture_output=True, timeout=120)
         assert out.returncode == 0
-    assert not runtime.is_running(built.index_dir) and not _services(config_file)
+    assert not runtime.is_running() and not _services(config_file)
 
 
-def test_an_idle_service_exits_by_itself(built, tmp_path):
+def test_an_idle_service_exits_by_itself(built, tmp_path, own_runtime):
     cfg = write_config(tmp_path / "idle.yaml", {
         "index_dir": built.index_dir, "serve": {"idle_minutes": 0.01},
         "vaults": {"notes": {"path": str(tmp_path / "notes")}}})
@@ -326,11 +336,12 @@ def test_an_idle_service_exits_by_itself(built, tmp_path):
     err = proc.stderr.read()
     assert code == 0, err
     assert "stopped; socket removed" in err
-    assert not service_socket(built.index_dir).exists()
-    assert not runtime.is_running(built.index_dir)
+    assert not service_socket().exists()
+    assert not runtime.is_running()
 
 
-def test_the_service_loads_a_build_s_new_version_before_any_query_asks(built, build, vault):
+def test_the_service_loads_a_build_s_new_version_before_any_query_asks(built, build, vault,
+                                                                      own_runtime):
     """A build commits; within a few seconds the service holds the new snapshot itself,
     so the first search after a cron build does not pay for loading it."""
     from vq.core import store
@@ -339,14 +350,15 @@ def test_the_service_loads_a_build_s_new_version_before_any_query_asks(built, bu
     svc = service.start(built)
     try:
         svc.preloading.join(120)
-        first = svc.ops._snapshot
+        slot = svc.ops.slots[built.index_dir]
+        first = slot._snapshot
         assert first is not None and first.version == store.open_for(built).chunks.version
         (vault / "fresh-note.md").write_text("# Fresh\n\nA quokka crossed the build.\n",
                                              encoding="utf-8")
         assert build(built).outcome == "ok"
         version = store.open_for(built).chunks.version
         assert version != first.version
-        snap = wait_for(lambda: svc.ops._snapshot if svc.ops._snapshot.version == version
+        snap = wait_for(lambda: slot._snapshot if slot._snapshot.version == version
                         else None, timeout=60)
         assert "fresh-note.md" in snap.rows["path"].to_pylist()
         assert "fresh-note.md" not in first.rows["path"].to_pylist()

@@ -44,11 +44,11 @@ def cfg(tmp_path, test_models):
 
 
 @contextlib.contextmanager
-def service(cfg, index_dir: str):
+def service(cfg):
     proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(cfg), "serve"],
                             stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: proc.poll() is not None or client.info(index_dir))
+        wait_for(lambda: proc.poll() is not None or client.info())
         assert proc.poll() is None, proc.stderr.read()
         yield proc
     finally:
@@ -80,10 +80,9 @@ def test_a_runtime_dir_too_long_for_a_socket_falls_back_and_serve_works(
     deep.mkdir(parents=True, mode=0o700)
     deep.chmod(0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
-    index_dir = str(tmp_path / "index")
-    path = runtime.service_socket(index_dir)
+    path = runtime.service_socket()
     assert len(os.fsencode(str(path))) <= runtime.SOCKET_PATH_MAX
-    with service(cfg, index_dir):
+    with service(cfg):
         found = run_vq("--config", cfg, "search", "walrus", "--json")
         assert found.returncode == 0, found.stderr
         assert json.loads(run_vq("--config", cfg, "status", "--json").stdout
@@ -92,13 +91,12 @@ def test_a_runtime_dir_too_long_for_a_socket_falls_back_and_serve_works(
 
 def test_a_stopped_service_is_not_asked_and_status_says_not_answering(
         short_home, cfg, tmp_path, monkeypatch):
-    index_dir = str(tmp_path / "index")
-    with service(cfg, index_dir) as proc:
+    with service(cfg) as proc:
         os.kill(proc.pid, signal.SIGSTOP)
-        wait_for(lambda: client.stopped(index_dir) == proc.pid)
+        wait_for(lambda: client.stopped() == proc.pid)
         asked = []
         monkeypatch.setattr(client, "_attempt", lambda *a: asked.append(a) or None)
-        assert client.request(index_dir, {"op": "info"}) is None and asked == []
+        assert client.request({"op": "info"}) is None and asked == []
         status = json.loads(run_vq("--config", cfg, "status", "--json").stdout)
         assert status["service"]["state"] == "not answering"
         assert f"kill -CONT {proc.pid}" in status["service"]["fix"]
@@ -108,21 +106,20 @@ def test_a_stopped_service_is_not_asked_and_status_says_not_answering(
 def test_a_service_that_timed_out_costs_one_deadline_per_process(short_home, monkeypatch):
     """A wedged service (alive, holding its lock, never answering): one timeout, then
     the process leaves it alone instead of waiting again for the next request."""
-    index_dir = "/nowhere/index"
-    lock = runtime.start_lock(index_dir)
+    lock = runtime.start_lock()
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     os.write(fd, str(os.getpid()).encode())
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(runtime.service_socket(index_dir)))
+    listener.bind(str(runtime.service_socket()))
     listener.listen(8)  # accepts into the queue; nobody ever answers
     monkeypatch.setattr(client, "_silent", {})
     try:
-        assert client.request(index_dir, {"op": "info"}, deadline=0.5) is None
+        assert client.request({"op": "info"}, deadline=0.5) is None
         asked = []
         real = client._attempt
         monkeypatch.setattr(client, "_attempt", lambda *a: asked.append(a) or real(*a))
-        assert client.request(index_dir, {"op": "info"}) is None and asked == []
+        assert client.request({"op": "info"}) is None and asked == []
     finally:
         listener.close()
         os.close(fd)

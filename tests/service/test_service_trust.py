@@ -29,7 +29,7 @@ def xdg(monkeypatch):
 
 def test_the_socket_folder_is_created_private(xdg):
     folder = runtime.runtime_dir()
-    assert folder == runtime.service_socket("/some/index").parent
+    assert folder == runtime.service_socket().parent
     assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
     assert os.stat(folder).st_uid == os.getuid()
 
@@ -46,7 +46,7 @@ def test_a_folder_with_a_wider_mode_is_refused(xdg, mode):
     os.mkdir(folder)
     os.chmod(folder, mode)
     with pytest.raises(ServiceDirUnsafe, match=f"its mode is {mode:04o}, not 0700") as exc:
-        runtime.service_socket("/some/index")
+        runtime.service_socket()
     assert "chmod 700" in exc.value.fix
 
 
@@ -91,7 +91,7 @@ def test_a_peer_of_another_uid_is_not_served(xdg, monkeypatch):
         def answer(self, msg):
             return {"ok": True}
 
-    server = service.Service("/some/index", Ops())
+    server = service.Service(Ops())
     try:
         monkeypatch.setattr(runtime, "peer_uid", lambda sock: os.getuid() + 1)
         import threading
@@ -170,15 +170,15 @@ def test_a_settled_config_is_cached_and_any_edit_misses(xdg, tmp_path):
 
 
 @contextlib.contextmanager
-def _live_socket(index_dir, backlog):
+def _live_socket(backlog):
     """A socket that listens and never answers, its service lock held as a live one holds it
     (so a refused or queued connect reads as "busy", not "stale")."""
     import fcntl
     import socket
 
-    fd = os.open(runtime.start_lock(index_dir), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(runtime.start_lock(), os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
-    path = runtime.service_socket(index_dir)
+    path = runtime.service_socket()
     try:
         with socket.socket(socket.AF_UNIX) as server:
             server.bind(str(path))
@@ -195,9 +195,9 @@ def test_a_wedged_service_never_hangs_a_search(xdg):
     from vq.query.service import client
 
     held = []
-    with _live_socket("/some/wedged/index", 1) as (server, path):
+    with _live_socket(1) as (server, path):
         threading.Thread(target=lambda: held.append(server.accept()), daemon=True).start()
-        assert client.request("/some/wedged/index", {"op": "info"}, deadline=0.5) is None
+        assert client.request({"op": "info"}, deadline=0.5) is None
         assert path.exists()  # alive (the lock is held): not mistaken for a stale socket
 
 
@@ -210,13 +210,13 @@ def test_a_full_listen_queue_is_retried_then_given_up(xdg, monkeypatch):
     calls = []
     real = client._attempt
     monkeypatch.setattr(client, "_attempt", lambda *a: calls.append(1) or real(*a))
-    with _live_socket("/some/busy/index", 0) as (_, path):
+    with _live_socket(0) as (_, path):
         waiting = [socket.socket(socket.AF_UNIX) for _ in range(4)]
         for c in waiting:  # fill the queue
             c.setblocking(False)
             with contextlib.suppress(BlockingIOError):
                 c.connect(str(path))
-        assert client.request("/some/busy/index", {"op": "info"}, deadline=0.5) is None
+        assert client.request({"op": "info"}, deadline=0.5) is None
         for c in waiting:
             c.close()
     assert len(calls) > 1  # retried, not given up at the first EAGAIN
@@ -227,9 +227,8 @@ def test_a_stale_socket_with_nobody_holding_the_lock_is_removed(xdg):
 
     from vq.query.service import client
 
-    index_dir = "/some/dead/index"
-    path = runtime.service_socket(index_dir)
+    path = runtime.service_socket()
     with socket.socket(socket.AF_UNIX) as dead:
         dead.bind(str(path))  # bound, never listening: connect is refused
-    assert client.request(index_dir, {"op": "info"}) is None
+    assert client.request({"op": "info"}) is None
     assert not path.exists()

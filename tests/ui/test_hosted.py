@@ -101,7 +101,7 @@ def test_vq_ui_prints_the_services_dashboard_and_its_token_guards_it(served_ui):
     assert f"encoded by service pid {pid}" in page  # the service's model, not a second one
     status, _, health = _get(url, "/health", cookie)
     assert status == 200, health
-    assert f"served by the resident service itself: pid {pid}; model vq-test/hash-384" in health
+    assert f"served by the resident service itself: pid {pid}; models vq-test/hash-384" in health
     assert served_ui.index_dir in health
 
     err = served_ui.stop()
@@ -116,7 +116,7 @@ def test_a_service_serves_no_dashboard_unless_asked(ui_built, private_runtime):
 
     served = Served(ui_built)
     try:
-        served.ready(lambda: client.info(served.index_dir))
+        served.ready(lambda: client.info())
         assert hosted.find(served.index_dir) is None
         assert not runtime.dashboard_file(served.index_dir).exists()
     finally:
@@ -148,7 +148,7 @@ def test_the_token_file_is_private_and_trusted_only_as_the_socket_is(private_run
 def test_a_file_is_believed_only_while_its_writer_holds_the_service_lock(private_runtime):
     from vq.query.service.server import claim
 
-    fd = claim("/some/index")  # this process is "the service" now
+    fd = claim()  # this process is "the service" now
     try:
         _dashboard_file("/some/index", os.getpid() + 1)
         assert hosted.find("/some/index") is None  # another pid wrote it: stale

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from vq.cli.shared import settings_from
-from vq.cli.watch import start_watching
+from vq.cli.watch import Watchers, start_watching
 from vq.core.settings import Settings
 from vq.jobs.runlog import RunLog
 
@@ -47,7 +47,8 @@ def _log_path(settings: Settings, flag: str | None) -> str | None:
 @click.option("--json-logs", is_flag=True,
               help="Log one JSON object per line (journald, log shippers).")
 @click.option("--serve/--no-serve", default=True, show_default=True,
-              help="Also answer `vq search` from this process (like `vq serve`, no idle exit).")
+              help="Also host your resident search service (like `vq serve`, no idle "
+                   "exit), unless it already runs elsewhere.")
 @click.pass_context
 def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
              json_logs: bool, serve: bool) -> None:
@@ -64,21 +65,18 @@ def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
     settings = settings_from(ctx)
     s = settings.schedule
     log = RunLog(json_logs, _log_path(settings, log_file), s.log_max_bytes, s.log_backups)
-    service = halt_watch = dashboard = None
+    service = dashboard = None
+    watchers = Watchers(log, sweep=None)
     try:
         daemon = Daemon(lambda: settings_from(ctx), log, cron=cron)
-        if serve:
-            service = host_service(settings, log)
+        service = _watch_and_serve(ctx, settings, log, watchers, serve)
         if service is not None:  # serve.ui: the dashboard too, as `vq serve` does
             from vq.cli.ui import host_dashboard
 
             dashboard = host_dashboard(ctx, settings, service, lambda t: log.event("serve", t))
-        # the cron ticks are the full sweeps: the watcher only indexes what changed
-        halt_watch = start_watching(lambda: settings_from(ctx), log, sweep=0)
         code = daemon.run()
     finally:
-        if halt_watch is not None:
-            halt_watch(s.stop_timeout_seconds)
+        watchers.halt_all(s.stop_timeout_seconds)
         if dashboard is not None:
             dashboard.stop()
         if service is not None:
@@ -90,18 +88,40 @@ def schedule(ctx: click.Context, cron: str | None, log_file: str | None,
         os._exit(code)  # a build thread is still running: do not wait for it at exit
 
 
-def host_service(settings: Settings, log: RunLog) -> Any:
-    """The resident search service inside the scheduler (no idle exit), or None.
+def _watch_and_serve(ctx: click.Context, settings: Settings, log: RunLog, watchers: Watchers,
+                     serve: bool) -> Any:
+    """Watch this index (the cron ticks are its full sweeps: the watcher indexes only what
+    changed), then host the user's service when asked and none runs; returns it or None.
+    The watcher starts first, so the service's own slot finds it and starts no other."""
+    hosted: list[Any] = []
 
-    The service keeps its own query encoder: the builds of this process and the
-    queries never share one mutable model object. A service already running for
-    the index (`vq serve`, an autostarted one) is left to answer; it is logged.
+    def committed(*_: Any) -> None:  # a batch of this index: the hosted service reloads
+        for service in hosted:
+            service.ops.committed()
+
+    watchers.adopt(settings.index_dir, start_watching(
+        lambda: settings_from(ctx), log, sweep=0, on_batch=committed))
+    service = host_service(settings, log, watchers, lambda: settings_from(ctx)) if serve \
+        else None
+    hosted += [service] if service is not None else []
+    return service
+
+
+def host_service(settings: Settings, log: RunLog, watchers: Watchers, reload: Any) -> Any:
+    """The user's resident search service inside the scheduler (no idle exit), or None.
+
+    It serves every index a search names, as `vq serve` does, and watches the other
+    indexes it opens (its own is watched by the scheduler already). The service
+    keeps its own query encoder: the builds of this process and the queries never
+    share one mutable model object. When the user's service already runs (`vq
+    serve`, an autostarted one) the scheduler starts no second one: that one
+    answers this index's searches too (it is logged).
     """
     from vq.core.errors import ServiceDirUnsafe, ServiceRunning
     from vq.query.service.server import start
 
     try:
-        service = start(settings, idle_minutes=0)
+        service = start(settings, idle_minutes=0, on_open=watchers.start, reload=reload)
     except (ServiceRunning, ServiceDirUnsafe) as exc:
         log.event("serve", f"not serving searches: {exc.message}", logging.WARNING)
         return None

@@ -57,9 +57,9 @@ CONSOLE_ENV = ("NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "COLUMNS", "LINES
 def search(ctx: click.Context, query: tuple[str, ...], method: str | None, **opts) -> None:
     """Search the index. Exit 0 with results, 1 with none, 2 on error.
 
-    Answered by the resident service when one runs for this index (`vq serve`,
-    `vq schedule`, or started by a search when search.autostart is on), else
-    in-process.
+    Answered by your resident service when one runs (one per user, for every
+    index: `vq serve`, `vq schedule`, or started by a search when
+    search.autostart is on), else in-process.
     """
     settings = settings_from(ctx)
     q = {"text": " ".join(query), "method": method or settings.search.method,

@@ -103,9 +103,9 @@ def _service_line(svc: dict | None) -> str:
         return f"refused: {svc['reason']} (fix: {svc['fix']})"
     if svc["state"] == "not answering":
         return f"not answering: pid {svc['pid']}, {svc['reason']} (fix: {svc['fix']})"
-    idle = svc.get("idle_minutes") or 0
-    return (f"pid {svc['pid']}, {svc['model']} ({svc['encoder']} on {svc['device']}), "
-            f"{f'idle exit after {idle:g} min' if idle else 'no idle exit'}")
+    from vq.query.service.client import running_summary
+
+    return shown(running_summary(svc))
 
 
 def _check(ctx: click.Context, as_json: bool, max_age: str | None) -> None:
