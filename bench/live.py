@@ -6,12 +6,16 @@ watcher's cost on a large tree.
   deletes one, and polls a lexical search (or the manifest, for deletes) until the
   index agrees. p50/p95 over the samples; then a 1,000-file burst, timed until all
   of them are in the manifest.
+- through the service (``--service``): the user's `vq serve` watching the vault it
+  holds; each sample edits a note and polls a whole lexical search through the
+  service's socket until it answers with the new word (save -> searchable as a
+  `vq search` sees it when the service answers it).
 - cost: the same Watcher on a large generated tree (100k files by default), idle:
   the process's RSS before and after the watch is set up, and its CPU seconds per
   wall second while nothing changes.
 
     python -m bench.live [--files 60] [--samples 10] [--burst 1000] [--tree-files 100000]
-                         [--tree DIR] [--work DIR] [--json OUT]
+                         [--tree DIR] [--service] [--work DIR] [--json OUT]
 """
 
 from __future__ import annotations
@@ -141,6 +145,62 @@ def _burst(settings: Any, root: Path, n: int) -> dict:
             round(took, 3)}
 
 
+def via_service(work: Path, files: int, samples: int) -> dict:
+    """Save -> searchable through a `vq serve` that watches the index it holds."""
+    import os
+    import signal
+    import subprocess
+
+    from bench.common import REPO, bench_env
+    from vq.jobs.runner import locked_build
+    from vq.query.service import client
+
+    root = work / "served-vault"
+    shutil.rmtree(root, ignore_errors=True)
+    genvault.generate(root, genvault.Spec(files, seed=7))
+    config = write_config(work / "served.yaml", work / "served-index", {"v": {"path": root}},
+                          watch_debounce_seconds=1.0)
+    settings = settings_for(config)
+    locked_build(settings)
+    os.environ["XDG_RUNTIME_DIR"] = str(scratch(None, "live-run"))  # a service of our own
+    proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config), "serve"],
+                            cwd=REPO, env={**bench_env(), **os.environ, "VQ_WATCH": "true"},
+                            stderr=subprocess.DEVNULL)
+
+    def answers(word: str) -> bool:
+        reply = client.search(settings, {}, {"text": word, "method": "lexical", "limit": 1,
+                                             "filters": {}}, {"json": True})
+        return bool(reply and reply["exit"] == 0)
+
+    try:
+        _poll(lambda: ((client.info() or {}).get("indexes") or [{}])[0].get("watch", {})
+              .get("pid") == proc.pid)
+        probe = root / "zz-ready.md"
+
+        def live() -> bool:  # an event before the watch is registered is lost: write again
+            word = "ready" + uuid.uuid4().hex[:12]
+            probe.write_text(f"# {word}\n", encoding="utf-8")
+            end = time.perf_counter() + 10.0
+            while time.perf_counter() < end and not answers(word):
+                time.sleep(0.05)
+            return answers(word)
+
+        _poll(live)
+        notes = sorted(p for p in root.rglob("*.md") if p.name != "zz-ready.md")
+
+        def edit(i: int) -> float:
+            word = "served" + uuid.uuid4().hex[:12]
+            path = notes[i % len(notes)]
+            path.write_text(path.read_text(encoding="utf-8") + f"\n\nAdded {word}.\n",
+                            encoding="utf-8")
+            return _poll(lambda: answers(word))
+
+        return {"files": files, "edit": _samples(samples, edit)}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=DEADLINE)
+
+
 def idle_cost(work: Path, tree: Path | None, files: int, seconds: float) -> dict:
     """RSS and CPU of watching a large tree while nothing changes."""
     import resource
@@ -192,6 +252,11 @@ def markdown(result: dict) -> str:
         b = lat["burst"]
         text += (f"\n\n{b['files']}-file burst: written in {b['write_s']} s, all searchable "
                  f"{b['searchable_after_last_write_s']} s after the last write.")
+    if "service" in result:
+        c = result["service"]["edit"]
+        text += (f"\n\nThrough the service (`vq serve` watching its index, a whole lexical "
+                 f"search per poll): edit p50 {c['p50_s']} s, p95 {c['p95_s']} s, max "
+                 f"{c['max_s']} s over {c['n']} samples.")
     if "idle" in result:
         i = result["idle"]
         text += (f"\n\nWatching {i['folders']:,} folders: RSS +{i['rss_added_mib']} MiB "
@@ -215,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", type=Path, help="an existing tree to watch for the idle cost")
     ap.add_argument("--idle-seconds", type=float, default=30.0)
     ap.add_argument("--skip", choices=("latency", "idle"))
+    ap.add_argument("--service", action="store_true",
+                    help="also save -> searchable through `vq serve` (the user's service)")
     ap.add_argument("--work", type=Path)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
@@ -223,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {}
     if args.skip != "latency":
         result["latency"] = latency(work, args.files, args.samples, args.burst)
+    if args.service:
+        result["service"] = via_service(work, args.files, args.samples)
     if args.skip != "idle":
         result["idle"] = idle_cost(work, args.tree, args.tree_files, args.idle_seconds)
     return publish(markdown(result), result, args.json)

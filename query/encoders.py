@@ -24,7 +24,8 @@ _QUERY: dict[tuple, Any] = {}
 _KEYS: dict[tuple, tuple] = {}       # (model, device, location) -> its load's key
 _LOCKS: dict[tuple, threading.Lock] = {}
 LOADS: Counter[tuple] = Counter()   # load key -> times loaded (the service's info shows it)
-_LOCK = threading.Lock()
+_LOCK = threading.Lock()  # held while a model loads (seconds)
+_META = threading.Lock()  # never held long: `info` must answer while a model loads
 
 
 def query_encoder(model: str, device: str, location: str | None = None) -> Any:
@@ -33,13 +34,18 @@ def query_encoder(model: str, device: str, location: str | None = None) -> Any:
     Cached per model, not per index: every index folder holds its own ONNX export,
     but the export of one model name (and variant) is the same model, so the user's
     service loads it once however many indexes use it (``load_key``)."""
+    known = _KEYS.get((model, device, location))
+    if known is not None and known in _QUERY:
+        return _QUERY[known]  # loaded: no wait behind another model's load
     with _LOCK:
         key = _KEYS.get((model, device, location))
         if key is None:
             key = _KEYS[(model, device, location)] = load_key(model, device, location)
         if key not in _QUERY:
-            _QUERY[key] = _load(model, device, location)
-            LOADS[key] += 1
+            loaded_now = _load(model, device, location)
+            with _META:
+                _QUERY[key] = loaded_now
+                LOADS[key] += 1
         return _QUERY[key]
 
 
@@ -59,13 +65,13 @@ def load_key(model: str, device: str, location: str | None) -> tuple:
 def model_lock(model: str, device: str) -> threading.Lock:
     """One inference at a time per model and device: searches of two indexes in the
     service share the loaded model (and its threads), so they take turns on it."""
-    with _LOCK:
+    with _META:
         return _LOCKS.setdefault((model, device), threading.Lock())
 
 
 def loaded() -> list[dict[str, Any]]:
     """The query models this process holds: name, device, backend, times loaded."""
-    with _LOCK:
+    with _META:
         items = list(_QUERY.items())
     return [{"model": key[0], "device": enc.device.name, "encoder": backend(enc),
              "loads": LOADS[key]} for key, enc in items]

@@ -147,6 +147,7 @@ def test_an_idle_slot_is_evicted_and_reopened_by_the_next_search(two, tmp_path):
         evicted = wait_for(lambda: (slot_of(index_b) or {"loaded": True})["loaded"] is False
                            and slot_of(index_b))
         assert (evicted["opens"], evicted["searches"]) == (1, 1)
+        assert evicted["watch"]["state"] == "off"  # `watch: false` (the tests' default)
         again = lexical(cfg_b, "narwhal")
         assert again["exit"] == 0 and "narwhal" in again["stdout"]
         slot = slot_of(index_b)
