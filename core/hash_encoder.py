@@ -35,6 +35,8 @@ class _Device:
 class HashEncoder:
     """The ``Encoder`` interface (``dim``, ``device``, ``encode``, ``close``) on word hashes."""
 
+    backend = "test hash"  # what the service's info and `vq serve --list` call it
+
     def __init__(self, name: str, batch_size: int = 64) -> None:
         if os.environ.get(ENV) != "1":
             raise ModelLoadError(name, f"test encoders are only allowed with {ENV}=1")
