@@ -76,17 +76,24 @@ def _indexed(settings: Any) -> set[str]:
     return {p for _, p in read_manifest(open_for(settings))}
 
 
-def latency(work: Path, files: int, samples: int, burst: int) -> dict:
+def _built_vault(work: Path, name: str, files: int, seed: int) -> tuple[Path, Any, Any]:
+    """A generated vault of ``files`` notes, built once with the real model: (root,
+    settings, the build's summary); a 1 s debounce."""
     from vq.jobs.runner import locked_build
 
-    root = work / "live-vault"
+    root = work / f"{name}-vault"
     shutil.rmtree(root, ignore_errors=True)
-    genvault.generate(root, genvault.Spec(files, seed=5))
-    config = write_config(work / "live.yaml", work / "live-index", {"v": {"path": root}},
+    genvault.generate(root, genvault.Spec(files, seed=seed))
+    config = write_config(work / f"{name}.yaml", work / f"{name}-index", {"v": {"path": root}},
                           watch_debounce_seconds=1.0)
     settings = settings_for(config)
     first = locked_build(settings)
-    log(f"live: first build of {files} files, {first.chunks_written} chunks (real model)")
+    log(f"{name}: first build of {files} files, {first.chunks_written} chunks (real model)")
+    return root, settings, first
+
+
+def latency(work: Path, files: int, samples: int, burst: int) -> dict:
+    root, settings, first = _built_vault(work, "live", files, 5)
     watcher, stop, thread = _watching(settings)
     try:
         probe = root / "zz-ready.md"
@@ -152,16 +159,10 @@ def via_service(work: Path, files: int, samples: int) -> dict:
     import subprocess
 
     from bench.common import REPO, bench_env
-    from vq.jobs.runner import locked_build
     from vq.query.service import client
 
-    root = work / "served-vault"
-    shutil.rmtree(root, ignore_errors=True)
-    genvault.generate(root, genvault.Spec(files, seed=7))
-    config = write_config(work / "served.yaml", work / "served-index", {"v": {"path": root}},
-                          watch_debounce_seconds=1.0)
-    settings = settings_for(config)
-    locked_build(settings)
+    root, settings, _ = _built_vault(work, "served", files, 7)
+    config = settings.config_file
     os.environ["XDG_RUNTIME_DIR"] = str(scratch(None, "live-run"))  # a service of our own
     proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config), "serve"],
                             cwd=REPO, env={**bench_env(), **os.environ, "VQ_WATCH": "true"},
