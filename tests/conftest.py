@@ -7,8 +7,10 @@ builds; searches reuse ``vq.query.encoders``' per-process cache.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -18,6 +20,23 @@ import yaml
 from click.testing import CliRunner
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_runtime_dir():
+    """The suite's own socket folder: the resident service is one per user, so without
+    this a search in a test would reach the user's running service (say, the one
+    `make demo` started) or another checkout's test run. Short, as a socket path must
+    fit in ~100 bytes; a module that runs its own service swaps in its own folder."""
+    folder = tempfile.mkdtemp(prefix="vqs")  # 0700, as runtime_dir requires
+    saved = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = folder
+    yield folder
+    if saved is None:
+        os.environ.pop("XDG_RUNTIME_DIR", None)
+    else:
+        os.environ["XDG_RUNTIME_DIR"] = saved
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
