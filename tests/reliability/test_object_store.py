@@ -41,19 +41,22 @@ def s3_endpoint():
     """A moto S3 server on a free loopback port, for the whole session."""
     proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = proc.stdout.readline()
-    if not line.strip().isdigit():
-        proc.kill()
-        pytest.fail(f"moto server did not start (exit {proc.wait()})")
-    endpoint = f"http://127.0.0.1:{int(line)}"
-    _wait_until_answering(endpoint)
-    yield endpoint
-    proc.stdin.close()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    # `with`: its pipes are closed however this ends. An open stdout pipe was reported as
+    # a ResourceWarning at the session's end, i.e. in whichever test ran last.
+    with proc:
+        line = proc.stdout.readline()
+        if not line.strip().isdigit():
+            proc.kill()
+            pytest.fail(f"moto server did not start (exit {proc.wait()})")
+        endpoint = f"http://127.0.0.1:{int(line)}"
+        _wait_until_answering(endpoint)
+        yield endpoint
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def _wait_until_answering(endpoint: str, timeout: float = 30) -> None:
