@@ -13,6 +13,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -251,3 +252,24 @@ def wait_for(predicate, timeout=180.0):
             return value
         time.sleep(0.05)  # polling interval, bounded by the deadline
     raise AssertionError("condition not met before the deadline")
+
+
+_HOLD = ("import sys, pathlib; from filelock import FileLock; "
+         "from vq.core.lock import write_holder; p = pathlib.Path(sys.argv[1]); "
+         "l = FileLock(str(p)); l.acquire(); write_holder(p); print('held', flush=True); "
+         "sys.stdin.read()")
+
+
+@contextmanager
+def lock_held_elsewhere(lock_path: Path):
+    """Another process holds the build lock (and says so in the holder record), as a
+    running build does, until the block ends; yields its pid."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with subprocess.Popen([sys.executable, "-c", _HOLD, str(lock_path)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as holder:
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            yield holder.pid
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=60)

@@ -10,7 +10,7 @@ import sys
 import pytest
 from filelock import FileLock
 
-from tests.conftest import write_config, write_tree
+from tests.conftest import lock_held_elsewhere, write_config, write_tree
 
 
 def lines(result) -> dict[str, str]:
@@ -142,21 +142,9 @@ def test_held_lock_names_its_holder(tmp_path, vault, cli):
     config = write_config(tmp_path / "vq.yaml", {
         "index_dir": str(tmp_path / "index"), "vaults": {"notes": str(vault)}})
     lock_path = tmp_path / "index" / "build.lock"
-    lock_path.parent.mkdir()
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, pathlib; from filelock import FileLock; "
-         "from vq.core.lock import write_holder; p = pathlib.Path(sys.argv[1]); "
-         "l = FileLock(str(p)); l.acquire(); write_holder(p); print('held', flush=True); "
-         "sys.stdin.read()", str(lock_path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with lock_held_elsewhere(lock_path) as pid:
         result = cli("--config", config, "doctor", "--no-model")
-        assert f"held by pid {holder.pid} since" in lines(result)["build lock"]
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=30)
+        assert f"held by pid {pid} since" in lines(result)["build lock"]
     lock = FileLock(str(lock_path), timeout=0)
     lock.acquire()  # released with its holder
     lock.release()

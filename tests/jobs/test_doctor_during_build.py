@@ -3,31 +3,10 @@ for it instead of "next: run `vq build`" beside its own "a build is running" lin
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from contextlib import contextmanager
 from dataclasses import replace
 
+from tests.conftest import lock_held_elsewhere as held
 from tests.conftest import write_config
-
-HOLD = ("import sys, pathlib; from filelock import FileLock; "
-        "from vq.core.lock import write_holder; p = pathlib.Path(sys.argv[1]); "
-        "l = FileLock(str(p)); l.acquire(); write_holder(p); print('held', flush=True); "
-        "sys.stdin.read()")
-
-
-@contextmanager
-def held(lock_path):
-    """Another process holds the build lock, as a running build does."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(lock_path)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
-        yield holder.pid
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=60)
 
 
 def test_stale_files_during_a_build_say_wait_not_build(settings, test_models, cli, vault):
