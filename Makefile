@@ -25,11 +25,19 @@ demo: install
 	$(BIN)/vq --config examples/demo.yaml status
 	$(BIN)/vq --config examples/demo.yaml search -n 5 "how does a build skip when another holds the lock"
 
-# The suite runs after the lint checks, so CI (.ci/run = `make test`) runs both.
+# The suite and `make lint` run side by side (lint is mostly a cold mypy, off the
+# critical path): lint's output waits in build/lint.log and is shown after the suite,
+# and either failing fails `make test`, so CI (.ci/run = `make test`) runs both.
 # PYTEST_ARGS: extra pytest options, e.g. `make test PYTEST_ARGS=--durations=20`.
 PYTEST_ARGS ?=
-test: lint
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+test: install
+	@mkdir -p build
+	@$(MAKE) --no-print-directory lint >build/lint.log 2>&1 & lint=$$!; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS); suite=$$?; \
+	wait $$lint; linted=$$?; \
+	echo "--- make lint (ran beside the suite) ---"; cat build/lint.log; \
+	[ $$linted -eq 0 ] || echo "make test: make lint failed (exit $$linted)"; \
+	[ $$suite -eq 0 ] && [ $$linted -eq 0 ]
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not model and not slow and not ray"
