@@ -200,11 +200,78 @@ def build(encoder):
     return run
 
 
+# A template older than this is rebuilt, never copied: its table versions must stay well
+# inside LanceDB's cleanup grace (``maintenance.cleanup_grace_minutes``, 10 by default),
+# or a test's own build could delete the version a reader in that test still has open.
+TEMPLATE_MAX_AGE = 120.0
+
+
+class BuiltTemplates:
+    """Indexes the ``built`` fixture has made, keyed by everything a build reads: the
+    files under the test's ``tmp_path`` (config and vaults, bytes and names, the config's
+    ``tmp_path`` spelled as a placeholder) and the ``VQ_*`` environment."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.made: dict[str, tuple[float, Path, dict[str, int]]] = {}
+
+    @staticmethod
+    def key(tmp_path: Path) -> tuple[str, dict[str, int]] | None:
+        """The key and each file's mtime; None when something cannot be read."""
+        parts, mtimes = [], {}
+        try:
+            for path in sorted(tmp_path.rglob("*")):
+                rel = path.relative_to(tmp_path).as_posix()
+                if path.is_symlink():
+                    parts.append(f"{rel} -> {os.readlink(path)}")
+                elif path.is_file():
+                    body = path.read_bytes().replace(str(tmp_path).encode(), b"<tmp>")
+                    parts.append(f"{rel}\0{body!r}")
+                    mtimes[rel] = path.stat().st_mtime_ns
+                else:
+                    parts.append(f"{rel}/")
+        except OSError:
+            return None
+        parts += sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("VQ_"))
+        return "\n".join(parts), mtimes
+
+    def copy(self, key: str, tmp_path: Path, index: Path) -> bool:
+        """Give ``tmp_path`` the template's index, and its files the template's mtimes (the
+        manifest compares them); False when there is no young template for ``key``."""
+        made = self.made.get(key)
+        if made is None or time.monotonic() - made[0] > TEMPLATE_MAX_AGE:
+            return False
+        for rel, mtime_ns in made[2].items():
+            os.utime(tmp_path / rel, ns=(mtime_ns, mtime_ns))
+        shutil.copytree(made[1], index)  # copy2: the tables' files keep their times
+        return True
+
+    def keep(self, key: str, mtimes: dict[str, int], index: Path) -> None:
+        folder = self.root / f"t{time.monotonic_ns()}"
+        shutil.copytree(index, folder)
+        self.made[key] = (time.monotonic(), folder, mtimes)
+
+
+@pytest.fixture(scope="session")
+def built_templates(tmp_path_factory) -> BuiltTemplates:
+    return BuiltTemplates(tmp_path_factory.mktemp("built-templates"))
+
+
 @pytest.fixture
-def built(settings, build):
-    """Settings whose index has been built once."""
+def built(settings, build, tmp_path, built_templates):
+    """Settings whose index has been built once. The first test to ask builds it; later
+    tests with the same files and ``VQ_*`` environment get a copy of that index, with
+    their files given the template's mtimes, so the index and manifest are exactly what
+    their own build would have left (a copy costs milliseconds, a build seconds)."""
+    index = Path(settings.index_dir)
+    found = None if index.exists() else built_templates.key(tmp_path)
+    if found is not None and index.parent == tmp_path and built_templates.copy(
+            found[0], tmp_path, index):
+        return settings
     summary = build(settings)
     assert summary.outcome == "ok"
+    if found is not None and index.parent == tmp_path:
+        built_templates.keep(*found, index)
     return settings
 
 
