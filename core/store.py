@@ -149,21 +149,48 @@ def create_index(location: str, meta: IndexMeta,
                  storage_options: Mapping[str, str] | None = None) -> Index:
     """Create the tables for a fresh build with ``meta``.
 
-    A local folder that already holds tables keeps them: the new ones are built
-    in ``STAGE_DIR`` inside it and ``swap_in`` replaces the old ones only once the
-    build is done (``discard`` drops them after a failure), so a rebuild recovers
-    from any damage and a failed one leaves the old index searchable. An
-    object-store prefix is overwritten in place (it has no rename).
+    A local folder that already holds readable tables keeps them: the new ones are
+    built in ``STAGE_DIR`` inside it and ``swap_in`` replaces the old ones only once
+    the build is done (``discard`` drops them after a failure), so a failed rebuild
+    leaves the old index searchable. Tables no search can read (damaged, or half
+    created) are replaced in place instead: with nothing to keep searchable, the
+    rebuild is text first like a first build, and a stopped one's successor continues
+    it (docs/decisions.md#rebuild-text-first). An object-store prefix is overwritten
+    in place (it has no rename).
     """
     if not paths.is_uri(location) and os.path.isdir(location):
         swap.recover(location, TABLE_DIRS)  # a finished rebuild's tables, not a new stage
     if paths.is_uri(location) or not _has_tables(location):
         return _create(location, meta, storage_options)
+    if not _readable(location):
+        return _replace_unreadable(location, meta, storage_options)
     stage = os.path.join(location, STAGE_DIR)
     shutil.rmtree(stage, ignore_errors=True)  # a rebuild killed before its swap
     index = _create(stage, meta, storage_options)
     index.staged_for = location
     _carry_builds(location, index)
+    return index
+
+
+def _readable(location: str) -> bool:
+    """Whether a search can read the tables at ``location`` (every data file opens)."""
+    try:
+        probe(open_index(location))
+    except (IndexCorrupt, IndexMissing):
+        return False
+    return True
+
+
+def _replace_unreadable(location: str, meta: IndexMeta,
+                        storage_options: Mapping[str, str] | None) -> Index:
+    """New tables in place of unreadable ones, keeping the build history if it reads.
+    A kill here leaves no tables or new ones: either is what a first build repairs."""
+    history = _old_builds(location)
+    for name in TABLE_DIRS:
+        shutil.rmtree(os.path.join(location, name), ignore_errors=True)
+    index = _create(location, meta, storage_options)
+    if history is not None and history.num_rows:
+        index.builds.add(history)
     return index
 
 
@@ -182,12 +209,17 @@ def _create(location: str, meta: IndexMeta, storage_options: Mapping[str, str] |
 
 def _carry_builds(location: str, index: Index) -> None:
     """The build history survives a rebuild when the old table can still be read."""
-    try:
-        old = connect(location).open_table(BUILDS).to_arrow()
-    except Exception:  # noqa: BLE001 - damaged or absent: the new history starts empty
-        return
-    if old.num_rows:
+    old = _old_builds(location)
+    if old is not None and old.num_rows:
         index.builds.add(old)
+
+
+def _old_builds(location: str) -> Any:
+    """The ``builds`` table at ``location`` as Arrow, or None when it cannot be read."""
+    try:
+        return connect(location).open_table(BUILDS).to_arrow()
+    except Exception:  # noqa: BLE001 - damaged or absent: the new history starts empty
+        return None
 
 
 def swap_in(index: Index) -> None:
@@ -196,6 +228,14 @@ def swap_in(index: Index) -> None:
     Readers see the new tables at their next query."""
     if index.staged_for is not None:
         swap.swap_in(index.staged_for, TABLE_DIRS)
+
+
+def drop_dead_stage(location: str) -> None:
+    """Remove the staged tables a killed rebuild left (its journal absent: never swapped
+    in). Only a build calls it, holding the build lock, so no rebuild is writing them."""
+    if paths.is_uri(location) or os.path.exists(os.path.join(location, swap.JOURNAL)):
+        return
+    shutil.rmtree(os.path.join(location, STAGE_DIR), ignore_errors=True)
 
 
 def discard(index: Index) -> None:

@@ -238,6 +238,7 @@ class Builder:
         location = self.settings.index_dir
         if not self.rebuild and store.exists_for(self.settings):
             index = store.open_for(self.settings)
+            store.drop_dead_stage(location)  # a killed rebuild's, never to be swapped in
             self.probe = True  # unless the walk says no row will be read (``_plan``)
             meta = index.meta
             if meta.schema_version != SCHEMA_VERSION:

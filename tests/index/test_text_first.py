@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -154,3 +155,59 @@ def test_ctrl_c_keeps_the_committed_text_and_the_next_build_finishes_it(tmp_path
     ref = harness.write_config(tmp_path / "ref.yaml", vault, tmp_path / "ref", model=test_models)
     harness.subprocess_build(ref)
     assert harness.snapshot(str(index)) == harness.snapshot(str(tmp_path / "ref"))
+
+
+def _damage(settings) -> None:
+    """Delete the chunks table's data files: no search can read the index."""
+    for path in (Path(settings.index_dir) / "chunks.lance" / "data").glob("*.lance"):
+        path.unlink()
+
+
+def test_a_rebuild_over_a_readable_index_answers_from_the_old_one_until_its_swap(
+        hash_vault, cli):
+    config, settings = hash_vault
+    assert locked_build(settings, encoder=Recording(settings.model)).outcome == "ok"
+    rows = store.open_for(settings).chunks.count_rows()
+    seen = {}
+
+    def search_now(enc):
+        if enc.batches == 2:
+            seen["search"] = cli("--config", config, "search", "--json", "rollback release")
+            index = store.open_for(settings)
+            seen["rows"] = (index.chunks.count_rows(), index.chunks.count_rows(embed.PENDING))
+
+    summary = locked_build(settings, rebuild=True, encoder=Recording(settings.model, search_now))
+    assert summary.outcome == "ok" and summary.rebuilt
+    assert seen["rows"] == (rows, 0), "the rebuild's partial tables were visible before the swap"
+    assert seen["search"].exit_code == 0 and json.loads(seen["search"].stdout)
+    assert "chunks embedded" not in seen["search"].stderr  # every old row has vectors
+
+
+def test_a_rebuild_over_a_damaged_index_is_text_first_and_a_stopped_one_is_continued(
+        hash_vault, cli):
+    """Nothing could be searched, so nothing is kept searchable: the rebuild writes in
+    place, its text answers at once, and a stop keeps it for the next (plain) build."""
+    config, settings = hash_vault
+    assert locked_build(settings, encoder=Recording(settings.model)).outcome == "ok"
+    _damage(settings)
+    assert cli("--config", config, "search", "rollback").exit_code == 2
+    seen = {}
+
+    def search_now(enc):
+        if enc.batches == 2:
+            seen["search"] = cli("--config", config, "search", "--json", "rollback release")
+
+    first = Recording(settings.model, search_now)
+    summary = locked_build(settings, rebuild=True, encoder=first,
+                           should_stop=lambda: first.batches >= 3)
+    assert summary.outcome == "interrupted"
+    assert seen["search"].exit_code == 0 and json.loads(seen["search"].stdout)
+    assert "chunks embedded" in seen["search"].stderr
+    index = store.open_for(settings)
+    assert 0 < index.chunks.count_rows(embed.PENDING) < index.chunks.count_rows()
+    assert index.builds.count_rows() >= 2, "the build history before the damage was lost"
+    assert not (Path(settings.index_dir) / store.STAGE_DIR).exists()
+    second = Recording(settings.model)
+    assert locked_build(settings, encoder=second).outcome == "ok"
+    assert not set(first.texts) & set(second.texts), "a committed vector was encoded again"
+    assert store.open_for(settings).chunks.count_rows(embed.PENDING) == 0

@@ -80,11 +80,12 @@ def snapshot(index_dir: str) -> tuple[list[tuple], list[tuple]]:
             sorted(tuple(r[c] for c in file_cols) for r in files))
 
 
-def vq_build(config: Path) -> subprocess.Popen:
+def vq_build(config: Path, *args: str) -> subprocess.Popen:
+    """`vq build` (with ``args``, e.g. ``--rebuild``) in a subprocess."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CI": "1"}
-    return subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config), "build"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                            cwd=REPO)
+    return subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config), "build",
+                             *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env=env, cwd=REPO)
 
 
 def index_state(index: Path) -> tuple[int, int]:
@@ -105,11 +106,11 @@ def index_state(index: Path) -> tuple[int, int]:
 class Watch:
     """A running `vq build` and the writes it has made so far, seen by polling its index."""
 
-    def __init__(self, config: Path, index: Path) -> None:
+    def __init__(self, config: Path, index: Path, args: tuple[str, ...] = ()) -> None:
         self.index, self.started = index, time.monotonic()
         self.last = index_state(index)
         self.changes: list[float] = []   # seconds after start at which a write was seen
-        self.proc = vq_build(config)
+        self.proc = vq_build(config, *args)
 
     def poll(self) -> bool:
         """Record a write if one happened; False once the build has exited."""
@@ -204,12 +205,13 @@ def kill_build(config: Path, index: Path, timing: Timing, rng: random.Random,
 
 
 def kill_in_phase(config: Path, index: Path, phase: str, rng: random.Random,
-                  jitter: float = 0.02) -> Kill:
-    """SIGKILL a build a few milliseconds after its progress record (beside the lock in
-    ``index``) first names ``phase`` (e.g. "embed": while rows wait for vectors)."""
+                  jitter: float = 0.02, args: tuple[str, ...] = ()) -> Kill:
+    """SIGKILL a build (`vq build` + ``args``) a few milliseconds after its progress
+    record (beside the lock in ``index``) first names ``phase`` (e.g. "embed": while
+    rows wait for vectors)."""
     from vq.core.build_progress import read_record
 
-    watch = Watch(config, index)
+    watch = Watch(config, index, args)
     lock = index / "build.lock"
     alive = watch.until(lambda: (read_record(lock) or {}).get("phase") == phase)
     mark, wait = time.monotonic(), rng.uniform(0, jitter)
@@ -273,4 +275,6 @@ def _kill(watch: Watch, mode: str, alive: bool) -> Kill:
     if alive:
         watch.proc.send_signal(signal.SIGKILL)
     watch.proc.wait(timeout=60)
+    if watch.proc.stderr is not None:
+        watch.proc.stderr.close()
     return Kill(mode, round(at, 3) if alive else 0.0, len(watch.changes), alive)

@@ -63,3 +63,41 @@ def test_a_build_killed_while_embedding_converges(tmp_path, seed, test_models):
         assert locked_build(load_settings(str(config))).outcome == "ok"
     assert harness.snapshot(str(index)) == harness.snapshot(str(ref))
     assert read_record(index / "build.lock") is None
+
+
+@pytest.mark.parametrize("damaged", [False, True])
+def test_a_rebuild_killed_while_embedding_leaves_a_searchable_index_that_converges(
+        tmp_path, damaged, test_models):
+    """`vq build --rebuild` SIGKILLed while its rows wait for vectors. Over a readable
+    index it wrote staged tables: the old index is left as it was, and the next build
+    removes the dead stage. Over a damaged one it wrote in place, text first: the text it
+    committed answers, and the next build (no --rebuild) finishes it."""
+    import random
+
+    from vq.core import store
+    from vq.indexer.embed import PENDING
+    from vq.query.search import Query, search
+
+    vault, index, ref = tmp_path / "vault", tmp_path / "index", tmp_path / "ref"
+    harness.write_vault(vault, 13, 40)
+    cfg = harness.write_config(tmp_path / "vq.yaml", vault, index, model=harness.TEST_MODEL)
+    ref_cfg = harness.write_config(tmp_path / "ref.yaml", vault, ref, model=harness.TEST_MODEL)
+    assert locked_build(load_settings(str(cfg))).outcome == "ok"
+    before = harness.snapshot(str(index))
+    if damaged:
+        for path in (index / "chunks.lance" / "data").glob("*.lance"):
+            path.unlink()
+    kill = harness.kill_in_phase(cfg, index, "embed", random.Random(13), args=("--rebuild",))
+    assert kill.killed, f"the rebuild finished before the kill: nothing was tested {kill}"
+    hits = search(load_settings(str(cfg)), Query("rollback release", "lexical", 5)).hits
+    assert hits, "nothing answered after the killed rebuild"
+    if damaged:
+        pending = store.open_index(str(index)).chunks.count_rows(PENDING)
+        assert pending > 0, "the kill did not land between text and vectors"
+    else:
+        assert harness.snapshot(str(index)) == before, "a killed rebuild changed the old index"
+        assert (index / store.STAGE_DIR).exists()
+    for config in (cfg, ref_cfg):
+        assert locked_build(load_settings(str(config))).outcome == "ok"
+    assert harness.snapshot(str(index)) == harness.snapshot(str(ref))
+    assert not (index / store.STAGE_DIR).exists(), "the dead rebuild's tables were kept"
