@@ -17,6 +17,8 @@ within 0.005 of sentence-transformers' on every dev set.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import shutil
 import time
@@ -54,6 +56,7 @@ def build_texts(corpus: Any, base: Path) -> list[str]:
     from vq.jobs.runner import locked_build
 
     recorder = RandomEncoder()
+    shutil.rmtree(base / "capture", ignore_errors=True)  # a reused --work: build from scratch
     locked_build(settings_for(config_for(corpus, base / "capture")), encoder=recorder)
     return recorder.texts
 
@@ -89,17 +92,41 @@ class Replay:
         return np.stack([self.vectors[t] for t in texts])
 
 
-def throughput(encs: dict[str, Any], texts: list[str], rounds: int) -> dict[str, float]:
-    """Chunks/s per encoder over ``texts``: ``rounds`` interleaved runs, the best kept."""
+def throughput(encs: dict[str, Any], texts: list[str], rounds: int
+               ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """Chunks/s per encoder over ``texts``: ``rounds`` interleaved runs, the best kept;
+    and each encoder's vectors of ``texts`` (from its last run)."""
     best: dict[str, float] = {}
+    vectors: dict[str, np.ndarray] = {}
     for round_ in range(1, rounds + 1):
         for name, enc in encs.items():
             log(f"encoders: {name}, {len(texts)} texts, round {round_}")
             start = time.perf_counter()
-            enc.encode(texts)
+            vectors[name] = enc.encode(texts)
             took = time.perf_counter() - start
             best[name] = max(best.get(name, 0.0), len(texts) / took)
-    return {k: round(v, 1) for k, v in best.items()}
+            log(f"encoders: {name}: {len(texts) / took:.2f} texts/s")
+    return {k: round(v, 1) for k, v in best.items()}, vectors
+
+
+def timed_once(saved: Path, encs: dict[str, Any], texts: list[str], rounds: int
+               ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """``throughput``, kept in ``saved`` (under ``--work``): a rerun after a failure in
+    the nDCG part reuses the timings and vectors instead of encoding for an hour."""
+    meta = saved / "rates.json"
+    if meta.exists():
+        kept = json.loads(meta.read_text(encoding="utf-8"))
+        if kept["texts"] == texts and kept["rounds"] == rounds:
+            log(f"encoders: timings and vectors from {saved}")
+            return kept["rates"], {n: np.load(saved / f"{i}.npy")
+                                   for i, n in enumerate(kept["rates"])}
+    rates, vectors = throughput(encs, texts, rounds)
+    saved.mkdir(parents=True, exist_ok=True)
+    for i, name in enumerate(rates):
+        np.save(saved / f"{i}.npy", vectors[name])
+    meta.write_text(json.dumps({"texts": texts, "rounds": rounds, "rates": rates}),
+                    encoding="utf-8")
+    return rates, vectors
 
 
 def ndcg(corpus: Any, base: Path, enc: Any) -> float:
@@ -126,14 +153,16 @@ def run(work: Path, threads: int, names: list[str] | None = None, sample: int = 
     texts = sorted({t for ts in texts_by.values() for t in ts})
     timed = random.Random(5).sample(texts, sample) if 0 < sample < len(texts) else texts
     encs = encoders(work, threads)
-    rates = throughput(encs, timed, rounds)
-    vectors = {}
-    for name, enc in encs.items():
-        log(f"encoders: {name}, all {len(texts)} texts for cosine and nDCG")
-        vectors[name] = enc.encode(texts)
+    load_before = _load()
+    rates, vectors = timed_once(work / "timed", encs, timed, rounds)
+    if timed is not texts:  # a sample was timed: cosine and nDCG need every text
+        for name, enc in encs.items():
+            log(f"encoders: {name}, all {len(texts)} texts for cosine and nDCG")
+            vectors[name] = enc.encode(texts)
     reference = vectors["sentence-transformers"]
     out: dict[str, Any] = {"texts": len(texts), "timed_texts": len(timed), "rounds": rounds,
-                           "threads": threads, "encoders": {}}
+                           "threads": threads, "load_avg_before": load_before,
+                           "load_avg_after_timing": _load(), "encoders": {}}
     for name, enc in encs.items():
         cos = np.sum(vectors[name] * reference, axis=1)
         row = {"chunks_per_s": rates[name],
@@ -147,6 +176,11 @@ def run(work: Path, threads: int, names: list[str] | None = None, sample: int = 
         out["encoders"][name] = row
     out["kept"] = keep(out["encoders"])
     return out
+
+
+def _load() -> list[float]:
+    """The 1/5/15-minute load averages: the machine may be shared while this runs."""
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def keep(rows: dict[str, dict]) -> str:
@@ -170,7 +204,8 @@ def markdown(res: dict) -> str:
     sets = sorted(next(iter(res["encoders"].values()))["ndcg@10"])
     lines = [f"{res['texts']} texts (what a build of the dev sets encodes; chunks/s over "
              f"{res['timed_texts']} of them, best of {res['rounds']}), {res['threads']} "
-             f"threads; kept: **{res['kept']}**", "",
+             f"threads; load average {res.get('load_avg_before')} before timing, "
+             f"{res.get('load_avg_after_timing')} after; kept: **{res['kept']}**", "",
              "| encoder | chunks/s | vs torch | cosine min / mean | "
              + " | ".join(f"nDCG@10 {s}" for s in sets) + " |",
              "|---|---|---|---|" + "---|" * len(sets)]

@@ -25,7 +25,8 @@ from typing import Any
 
 FOLDER = "query-encoder"
 # The ONNX model a CPU build bulk-encodes with ("fp32" or "int8", see
-# ``vq.core.onnx_encoder.VARIANTS``): docs/decisions.md#onnx-bulk-encoder.
+# ``vq.core.onnx_encoder.VARIANTS``). fp32: int8 is faster but ranked the dev sets
+# worse than its rule allows (docs/decisions.md#onnx-bulk-encoder).
 BULK_VARIANT = "fp32"
 MARKER = "vq-onnx.json"
 FORMAT = 1
