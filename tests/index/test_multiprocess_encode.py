@@ -77,7 +77,8 @@ TEXTS = [f"Note {i} > Section\n\n" + " ".join(["release rollback canary lock"] *
 
 @pytest.fixture(scope="module")
 def pooled():
-    """One 2-process CPU encoder for the module: spawning workers costs seconds."""
+    """One 2-process CPU encoder for the module: spawning workers costs seconds (each
+    imports torch and loads the model), so the test that closes the pool runs last."""
     enc = Encoder("all-MiniLM-L6-v2", "cpu", batch_size=8, processes=2)
     yield enc
     enc.close()
@@ -99,6 +100,25 @@ def test_two_processes_give_the_in_process_vectors(pooled, encoder):
 
 @pytest.mark.model
 @pytest.mark.slow
+def test_a_build_with_the_pool_writes_the_same_vectors(settings, pooled, encoder,
+                                                     monkeypatch):
+    from vq.core import store
+    from vq.jobs.runner import locked_build
+
+    # the test vault's few chunks still make several batches (restored for the next test)
+    monkeypatch.setattr(pooled, "batch_size", 2)
+    summary = locked_build(settings, encoder=pooled)
+    assert summary.outcome == "ok" and summary.chunks_encoded > pooled.batch_size
+    assert pooled._pool is not None
+    rows = (store.open_index(settings.index_dir).chunks.search().select(["text", "vector"])
+            .limit(None).to_arrow().to_pylist())
+    stored = np.array([r["vector"] for r in rows], dtype=np.float32)
+    want = encoder.encode([r["text"] for r in rows])
+    np.testing.assert_allclose(stored, want, atol=2e-3)  # stored as float16
+
+
+@pytest.mark.model
+@pytest.mark.slow
 def test_one_batch_stays_in_process_and_close_stops_workers(pooled):
     pooled.encode(TEXTS[:3])  # warm pool or not, a small encode is answered in-process
     pooled.encode(TEXTS)
@@ -116,20 +136,3 @@ def _running(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-@pytest.mark.model
-@pytest.mark.slow
-def test_a_build_with_the_pool_writes_the_same_vectors(settings, pooled, encoder):
-    from vq.core import store
-    from vq.jobs.runner import locked_build
-
-    pooled.batch_size = 2  # the test vault's few chunks still make several batches
-    summary = locked_build(settings, encoder=pooled)
-    assert summary.outcome == "ok" and summary.chunks_encoded > pooled.batch_size
-    assert pooled._pool is not None
-    rows = (store.open_index(settings.index_dir).chunks.search().select(["text", "vector"])
-            .limit(None).to_arrow().to_pylist())
-    stored = np.array([r["vector"] for r in rows], dtype=np.float32)
-    want = encoder.encode([r["text"] for r in rows])
-    np.testing.assert_allclose(stored, want, atol=2e-3)  # stored as float16
