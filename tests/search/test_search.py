@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import run_vq, write_config, write_tree
 from vq.core import store
+from vq.core.settings import load_settings
+from vq.jobs.runner import locked_build
 from vq.query.filters import Filters
 from vq.query.search import Query, search
 
@@ -111,8 +113,16 @@ def test_rerank_order_follows_the_cross_encoder(built, tmp_path):
         sorted((float(s) for s in scores), reverse=True), abs=1e-4)
 
 
-def test_search_during_a_concurrent_build_never_errors(tmp_path, built, config_file, vault):
-    """A build in another process rewrites files while this process keeps searching."""
+def test_search_during_a_concurrent_build_never_errors(tmp_path, vault, test_models):
+    """A build in another process rewrites files while this process keeps searching.
+    The searches start when the writer has imported what it needs (a loop spinning
+    through its start-up would only slow it down) and are lexical, so both sides use
+    the test encoder: no torch import in the writer's first round either."""
+    config_file = write_config(tmp_path / "hash.yaml", {
+        "index_dir": str(tmp_path / "index"), "model": test_models,
+        "vaults": {"notes": {"path": str(vault), "kind": "notes"}}})
+    settings = load_settings(str(config_file))
+    assert locked_build(settings).outcome == "ok"
     script = textwrap.dedent(f"""
         import sys
         from pathlib import Path
@@ -120,6 +130,7 @@ def test_search_during_a_concurrent_build_never_errors(tmp_path, built, config_f
         from vq.jobs.runner import locked_build
         settings = load_settings({str(config_file)!r})
         root = Path({str(vault)!r})
+        print("ready", flush=True)
         for round in range(4):
             for i in range(15):
                 text = f"# Gen {{i}}\\n\\nround {{round}} release notes {{i}}\\n"
@@ -128,15 +139,16 @@ def test_search_during_a_concurrent_build_never_errors(tmp_path, built, config_f
         print("done", flush=True)
         """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"  # "" if it died on the way
     searches = 0
     deadline = time.monotonic() + 240
     while proc.poll() is None and time.monotonic() < deadline:
-        hits = top(built, "release notes", "lexical", limit=5)
+        hits = top(settings, "release notes", "lexical", limit=5)
         assert hits and all(h.start_line >= 1 for h in hits)
         searches += 1
     assert proc.wait(timeout=60) == 0 and proc.stdout.read().strip() == "done"
     assert searches > 0
-    assert any(h.path.startswith("gen") for h in top(built, "round 3 release notes", "lexical"))
+    assert any(h.path.startswith("gen") for h in top(settings, "round 3 release notes", "lexical"))
 
 
 @pytest.mark.slow
