@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import sys
 
@@ -69,13 +70,43 @@ def assert_same_index(ray_index, local_index):
     assert np.allclose(r_vec, l_vec, atol=2e-3)  # float16 storage rounds at ~1e-3
 
 
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, encoder):
+    """The generated vault and its local build, made once for the module (a local build
+    of it is seconds of the model): the tests that compare a Ray build of the vault with
+    its local build copy this one."""
+    root = tmp_path_factory.mktemp("reference")
+    harness.write_vault(root / "vault", 7, files=24)
+    cfg = config(root, "local", root / "vault", root / "local-index")
+    with pytest.MonkeyPatch.context() as patch:
+        one_commit_per_batch(patch)
+        assert locked_build(load_settings(str(cfg)), encoder=encoder).outcome == "ok"
+    return root
+
+
+def one_commit_per_batch(monkeypatch):
+    """A local build that commits text once per write batch and its vectors in one batch,
+    so its table versions compare with a Ray build's."""
+    from vq.indexer import embed, engine
+
+    monkeypatch.setattr(engine, "TEXT_SECONDS", float("inf"))
+    for name in ("FIRST_BATCH", "MIN_BATCH", "MAX_BATCH"):
+        monkeypatch.setattr(embed, name, 10**9)
+
+
 @pytest.fixture
-def pair(tmp_path, cluster):
-    """A generated vault and two configs on separate indexes; neither names an engine."""
+def pair(tmp_path, cluster, reference):
+    """A copy of the generated vault (its files keep their mtimes, so the reference's
+    manifest holds for it) and two configs on separate indexes; neither names an engine."""
     vault = tmp_path / "vault"
-    harness.write_vault(vault, 7, files=24)
+    shutil.copytree(reference / "vault", vault)
     return (vault, config(tmp_path, "ray", vault, tmp_path / "ray-index"),
             config(tmp_path, "local", vault, tmp_path / "local-index"))
+
+
+def copy_local_build(reference, local_cfg):
+    """The reference's local build of the vault, as ``local_cfg``'s index."""
+    shutil.copytree(reference / "local-index", index_of(local_cfg))
 
 
 def on_ray(path):
@@ -86,20 +117,15 @@ def index_of(path):
     return load_settings(str(path)).index_dir
 
 
-def test_ray_build_equals_local_build_then_one_edit_encodes_one_chunk(pair, cli, build,
-                                                                    monkeypatch):
-    from vq.indexer import embed, engine
-
-    # the local build commits text once per write batch and its vectors in one batch
-    monkeypatch.setattr(engine, "TEXT_SECONDS", float("inf"))
-    for name in ("FIRST_BATCH", "MIN_BATCH", "MAX_BATCH"):
-        monkeypatch.setattr(embed, name, 10**9)
+def test_ray_build_equals_local_build_then_one_edit_encodes_one_chunk(pair, reference, cli,
+                                                                    build, monkeypatch):
+    one_commit_per_batch(monkeypatch)  # the reference's local build was made so too
     vault, ray_cfg, local_cfg = pair
     out = cli("--config", ray_cfg, "build", "--engine", "ray", "--json")
     assert out.exit_code == 0, out.output
     first = json.loads(out.stdout)
     assert first["device"].startswith("ray: 1 cpu actor") and first["files_new"] == 24
-    assert build(load_settings(str(local_cfg))).outcome == "ok"
+    copy_local_build(reference, local_cfg)
     assert_same_index(index_of(ray_cfg), index_of(local_cfg))
     versions = [store.open_index(index_of(c)).chunks.version for c in (ray_cfg, local_cfg)]
     # one chunk commit per batch, not per task (3 tasks a batch would add 10 versions); the
@@ -149,9 +175,9 @@ def killed_worker_build(settings):
         assert sink.killed
 
 
-def test_a_killed_worker_is_retried_or_repaired(pair, build, monkeypatch):
+def test_a_killed_worker_is_retried_or_repaired(pair, reference, build, monkeypatch):
     vault, ray_cfg, local_cfg = pair
-    assert build(load_settings(str(local_cfg))).outcome == "ok"
+    copy_local_build(reference, local_cfg)
     settings = on_ray(ray_cfg)
     summary = killed_worker_build(settings)  # restarted actor, retried tasks
     assert summary.outcome == "ok" and summary.files_new == 24
@@ -168,7 +194,8 @@ def test_a_killed_worker_is_retried_or_repaired(pair, build, monkeypatch):
     assert_same_index(settings.index_dir, index_of(local_cfg))
 
 
-def test_a_killed_driver_leaves_an_index_the_next_build_repairs(pair, build, cluster, tmp_path):
+def test_a_killed_driver_leaves_an_index_the_next_build_repairs(pair, reference, cluster,
+                                                                tmp_path):
     vault, _, local_cfg = pair
     index = tmp_path / "killed-index"
     cfg = config(tmp_path, "driver", vault, index, engine="ray", ray={
@@ -181,7 +208,7 @@ def test_a_killed_driver_leaves_an_index_the_next_build_repairs(pair, build, clu
     assert store.exists(settings.index_dir)
     again = locked_build(settings)  # Ray again: the killed driver's lock is gone
     assert again.outcome == "ok"
-    assert build(load_settings(str(local_cfg))).outcome == "ok"
+    copy_local_build(reference, local_cfg)
     assert_same_index(str(index), index_of(local_cfg))
 
 
