@@ -13,6 +13,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -206,10 +207,13 @@ def build(encoder):
 TEMPLATE_MAX_AGE = 120.0
 
 
-class BuiltTemplates:
-    """Indexes the ``built`` fixture has made, keyed by everything a build reads: the
-    files under the test's ``tmp_path`` (config and vaults, bytes and names, the config's
-    ``tmp_path`` spelled as a placeholder) and the ``VQ_*`` environment."""
+class IndexTemplates:
+    """Indexes tests have built beside their files (``built``, ``one_note_index``), kept
+    by everything a build reads: the files under the test's ``tmp_path`` (config and
+    vaults, bytes and names, the config's ``tmp_path`` spelled as a placeholder) and the
+    ``VQ_*`` environment. A later test with the same key gets a copy of the index, with
+    its files given the template's mtimes, so the index and manifest are exactly what its
+    own build would have left (a copy costs milliseconds, a build seconds)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -251,27 +255,32 @@ class BuiltTemplates:
         shutil.copytree(index, folder)
         self.made[key] = (time.monotonic(), folder, mtimes)
 
+    def build_or_copy(self, tmp_path: Path, index: Path, make: Callable[[], None]) -> None:
+        """Give ``index`` (a folder directly in ``tmp_path``) what ``make()`` builds there:
+        a young template's copy when one has this key, else ``make()``'s own, kept."""
+        found = None if index.exists() or index.parent != tmp_path else self.key(tmp_path)
+        if found is not None and self.copy(found[0], tmp_path, index):
+            return
+        make()
+        if found is not None:
+            self.keep(*found, index)
+
 
 @pytest.fixture(scope="session")
-def built_templates(tmp_path_factory) -> BuiltTemplates:
-    return BuiltTemplates(tmp_path_factory.mktemp("built-templates"))
+def index_templates(tmp_path_factory) -> IndexTemplates:
+    return IndexTemplates(tmp_path_factory.mktemp("index-templates"))
 
 
 @pytest.fixture
-def built(settings, build, tmp_path, built_templates):
+def built(settings, build, tmp_path, index_templates):
     """Settings whose index has been built once. The first test to ask builds it; later
-    tests with the same files and ``VQ_*`` environment get a copy of that index, with
-    their files given the template's mtimes, so the index and manifest are exactly what
-    their own build would have left (a copy costs milliseconds, a build seconds)."""
-    index = Path(settings.index_dir)
-    found = None if index.exists() else built_templates.key(tmp_path)
-    if found is not None and index.parent == tmp_path and built_templates.copy(
-            found[0], tmp_path, index):
-        return settings
-    summary = build(settings)
-    assert summary.outcome == "ok"
-    if found is not None and index.parent == tmp_path:
-        built_templates.keep(*found, index)
+    tests with the same files and ``VQ_*`` environment get a copy (``IndexTemplates``)."""
+
+    def make() -> None:
+        summary = build(settings)
+        assert summary.outcome == "ok"
+
+    index_templates.build_or_copy(tmp_path, Path(settings.index_dir), make)
     return settings
 
 
@@ -296,16 +305,25 @@ def run_vq(*args, env=None, timeout=300, **kwargs) -> subprocess.CompletedProces
                           cwd=kwargs.pop("cwd", None), **kwargs)
 
 
-def one_note_index(tmp_path: Path, note: str, vault: str = "v") -> Path:
+def one_note_index(tmp_path: Path, note: str, vault: str = "v",
+                   templates: IndexTemplates | None = None) -> Path:
     """A vault of one note (``a.md``) built by a real `vq build` with the test encoder
-    (the caller asks for the ``test_models`` fixture); returns the config path."""
+    (the caller asks for the ``test_models`` fixture); returns the config path. With
+    ``templates`` (``index_templates``), a later test's same index is a copy."""
     root = tmp_path / vault
     root.mkdir()
     (root / "a.md").write_text(f"# A\n\n{note}\n")
     path = write_config(tmp_path / "c.yaml", {"index_dir": str(tmp_path / "index"),
                                               "model": TEST_MODEL,
                                               "vaults": {vault: {"path": str(root)}}})
-    assert run_vq("--config", path, "build").returncode == 0
+
+    def make() -> None:
+        assert run_vq("--config", path, "build").returncode == 0
+
+    if templates is None:
+        make()
+    else:
+        templates.build_or_copy(tmp_path, tmp_path / "index", make)
     return path
 
 

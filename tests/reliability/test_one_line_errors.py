@@ -23,8 +23,8 @@ from vq.indexer.hooks import run_hook
 
 
 @pytest.fixture
-def indexed(tmp_path, test_models):
-    return one_note_index(tmp_path, "hello world", vault="notes")
+def indexed(tmp_path, test_models, index_templates):
+    return one_note_index(tmp_path, "hello world", vault="notes", templates=index_templates)
 
 
 def one_line_error(result, *words: str) -> None:
