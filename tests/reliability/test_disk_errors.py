@@ -65,12 +65,13 @@ def test_lances_os_error_text_is_read_for_its_errno(tmp_path):
     assert "read-only" in error.fix
 
 
-@pytest.mark.model
 @needs_namespaces
-def test_build_on_a_full_disk_names_the_filesystem(tmp_path, vault):
+def test_build_on_a_full_disk_names_the_filesystem(tmp_path, vault, test_models):
+    """A storage failure, so the test encoder: same vector width, no torch to load."""
     mnt = tmp_path / "small"
     mnt.mkdir()
     cfg = write_config(tmp_path / "c.yaml", {"index_dir": str(mnt / "index"),
+                                             "model": test_models,
                                              "vaults": {"notes": {"path": str(vault)}}})
     proc = in_namespace(f"mount -t tmpfs -o size=64k none {shlex.quote(str(mnt))}",
                         "--config", cfg, "build")
