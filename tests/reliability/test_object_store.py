@@ -179,20 +179,23 @@ def chunk_paths(uri: str) -> list[str]:
     return sorted(rows["path"].to_pylist())
 
 
-@pytest.mark.model
 @pytest.mark.slow
-def test_build_then_search_and_status_from_other_processes(s3_config, build, cli):
+def test_build_then_search_and_status_from_other_processes(s3_config, test_models, cli):
+    """With the test encoder, the other process's hybrid search reads the bucket's
+    vectors as well as its full-text index, and loads no torch to do it."""
+    s3_config.write_text(s3_config.read_text() + f"model: {test_models}\n")
     settings = load_settings(str(s3_config))
-    summary = build(settings)
+    summary = locked_build(settings)
     assert summary.outcome == "ok" and summary.files_new == 4
     assert store.exists(settings.index_dir)
     assert settings.build_lock.exists()  # the lock file is local; the tables are not
     assert not Path(settings.index_dir).exists()
 
-    found = run_vq("--config", s3_config, "search", "canary rollout of traffic", "--json")
+    found = run_vq("--config", s3_config, "search", "canary rollout of traffic", "--json",
+                   "--explain")
     assert found.returncode == 0, found.stderr
-    hits = json.loads(found.stdout)
-    assert hits[0]["path"] == "deploy.md"
+    out = json.loads(found.stdout)
+    assert out["explain"]["method"] == "hybrid" and out["hits"][0]["path"] == "deploy.md"
 
     st = json.loads(cli("--config", s3_config, "status", "--json").output)
     assert st["index_dir"] == settings.index_dir
