@@ -13,13 +13,14 @@ model, hybrid takes the ONNX export the build writes before its first text commi
 Corpora: the Node.js API docs of the dev set (``bench/devsets/nodejs``) and a generated
 vault (``bench.genvault``, 10k files; ``--vault-files`` for a smaller one on a busy machine).
 
-    python -m bench.searchable [--vault-files N] [--work DIR] [--json OUT]
+    python -m bench.searchable [--vault-files N] [--no-devset] [--work DIR] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -66,6 +67,7 @@ def answers(settings: Any, text: str, method: str) -> bool:
 def watched_build(config: Path, query: str) -> dict:
     """The build's wall time and when each kind of search first answered."""
     settings = settings_for(config)
+    load_before = _load()
     proc, started = start_build(config), time.monotonic()
     first: dict[str, float] = {}
     while proc.poll() is None:
@@ -81,12 +83,18 @@ def watched_build(config: Path, query: str) -> dict:
     texts = summary["chunks_encoded"] + summary.get("sections_encoded", 0)
     res = {"wall_s": round(wall, 1), "chunks_encoded": summary["chunks_encoded"],
            "texts_encoded": texts,
-           "chunks": summary["chunks_written"], "device": summary["device"]}
+           "chunks": summary["chunks_written"], "device": summary["device"],
+           "load_avg_before": load_before, "load_avg_after": _load()}
     for method in ("lexical", "hybrid"):
         at = first.get(method)
         res[f"first_{method}_s"] = None if at is None else round(at, 1)
         res[f"first_{method}_share"] = None if at is None else round(at / wall, 3)
     return res
+
+
+def _load() -> list[float]:
+    """The 1/5/15-minute load averages: the machine may be shared while this runs."""
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def interrupted(config: Path, at: float) -> dict:
@@ -117,16 +125,18 @@ def case(name: str, root: Path, query: str, work: Path, resume: bool) -> dict:
     log(f"searchable: {name}: watched first build")
     res = {"corpus": name, **watched_build(write_config(base / "a.yaml", base / "a", vaults),
                                            query)}
+    log(f"searchable: {name}: {json.dumps(res)}")  # kept in the log if a later case dies
     if resume:
         log(f"searchable: {name}: interrupted at half time, then resumed")
         res.update(interrupted(write_config(base / "b.yaml", base / "b", vaults),
                                res["wall_s"] / 2))
+        log(f"searchable: {name}: {json.dumps(res)}")
     return res
 
 
-def run(work: Path, vault_files: int) -> dict:
+def run(work: Path, vault_files: int, devset: bool = True) -> dict:
     out: dict[str, Any] = {"cases": []}
-    node = quality.devset_corpus(work)
+    node = quality.devset_corpus(work) if devset else None
     if node is not None:
         first_query = quality.read_queries(node.queries)[0]["q"]
         out["cases"].append(case("nodejs-dev", node.root, first_query, work, resume=True))
@@ -147,26 +157,33 @@ def share(case: dict, method: str) -> str:
 
 def markdown(res: dict) -> str:
     lines = ["| corpus | chunks | build wall s | first lexical hit | first hybrid hit | "
-             "interrupted at half: texts encoded then + after (full build) |",
-             "|---|---|---|---|---|---|"]
+             "interrupted at half: texts encoded then + after (full build) | encoder | "
+             "load avg (1 min) before / after |",
+             "|---|---|---|---|---|---|---|---|"]
     for c in res["cases"]:
         resumed = (f"{c['interrupted_encoded']} + {c['resumed_encoded']} = "
                    f"{c['interrupted_encoded'] + c['resumed_encoded']} (full: "
                    f"{c.get('texts_encoded', c['chunks_encoded'])})"
                    if "resumed_encoded" in c else "-")
         lines.append(f"| {c['corpus']} | {c['chunks']} | {c['wall_s']} | {share(c, 'lexical')} | "
-                     f"{share(c, 'hybrid')} | {resumed} |")
+                     f"{share(c, 'hybrid')} | {resumed} | {c.get('device', '')} | "
+                     f"{_first(c.get('load_avg_before'))} / {_first(c.get('load_avg_after'))} |")
     return "\n".join(lines) + "\n"
+
+
+def _first(load: list[float] | None) -> str:
+    return "-" if not load else str(load[0])
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--vault-files", type=int, default=10_000, help="0: no generated vault")
+    ap.add_argument("--no-devset", action="store_true", help="only the generated vault")
     ap.add_argument("--work", type=Path)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     prepare_env()
-    res = run(scratch(args.work, "searchable"), args.vault_files)
+    res = run(scratch(args.work, "searchable"), args.vault_files, not args.no_devset)
     return publish(markdown(res), res, args.json)
 
 
