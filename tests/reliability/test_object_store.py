@@ -295,7 +295,7 @@ def test_two_builders_anyway_leave_readable_tables_and_a_build_converges(
         if proc.returncode == 0:
             outcomes.append(json.loads(out)["outcome"])
         else:  # the only failure allowed: a commit that lost a conflict, reported as such
-            assert "conflict" in err.lower(), err[-2000:]
+            assert "conflict" in err.lower(), (proc.returncode, err[-2000:])
             outcomes.append("conflict")
     assert set(outcomes) <= {"ok", "conflict"}, outcomes
 
