@@ -265,8 +265,8 @@ def test_readers_keep_searching_while_the_writer_commits(tmp_path, s3_uri, test_
 
 def vq_build(cfg: Path, lock: Path) -> subprocess.Popen:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "VQ_LOCK_PATH": str(lock)}
-    return subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "vq", "--config", str(cfg), "build",
-                             "--json", "--no-progress"], cwd=REPO, env=env,
+    return subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "vq", "--config",
+                             str(cfg), "build", "--json", "--no-progress"], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
