@@ -3,25 +3,32 @@ watcher's cost on a large tree.
 
 - latency: a Watcher (the real one, real inotify events, the real model) runs on a
   thread; each sample writes a unique word into a file (an edit, a new file), or
-  deletes one, and polls a lexical search (or the manifest, for deletes) until the
-  index agrees. p50/p95 over the samples; then a 1,000-file burst, timed until all
+  deletes one, and polls a lexical search until it finds the word (gone, for a
+  delete). p50/p95 over the samples; then a 1,000-file burst, timed until all
   of them are in the manifest.
-- through the service (``--service``): the user's `vq serve` watching the vault it
-  holds; each sample edits a note and polls a whole lexical search through the
-  service's socket until it answers with the new word (save -> searchable as a
-  `vq search` sees it when the service answers it).
-- cost: the same Watcher on a large generated tree (100k files by default), idle:
-  the process's RSS before and after the watch is set up, and its CPU seconds per
-  wall second while nothing changes.
+- through the service: the user's `vq serve` watching the vault it holds; the same
+  three cases, each polling a whole lexical search through the service's socket
+  (save -> searchable as a `vq search` sees it when the service answers it).
+- no-op: on a large generated tree (100k files by default), a no-op `vq build` (what
+  cron and the watcher's sweep run on an unchanged tree) against a bare
+  ``os.scandir`` stat walk, interleaved, best of N each (issue 38: ≤ 2×).
+- cost: the same Watcher on that tree, idle: the process's RSS before and after the
+  watch is set up, and its CPU seconds per wall second while nothing changes.
 
-    python -m bench.live [--files 60] [--samples 10] [--burst 1000] [--tree-files 100000]
-                         [--tree DIR] [--service] [--work DIR] [--json OUT]
+One run measures all of them (the issue's "in the same bench run"); ``--skip``
+leaves parts out.
+
+    python -m bench.live [--files 60] [--samples 20] [--burst 1000] [--tree-files 100000]
+                         [--tree DIR] [--repeats 7] [--idle-seconds 30]
+                         [--skip latency service noop idle] [--work DIR] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import statistics
 import sys
 import threading
 import time
@@ -30,7 +37,18 @@ from pathlib import Path
 from typing import Any
 
 from bench import genvault
-from bench.common import log, percentile, prepare_env, publish, scratch, settings_for, write_config
+from bench.common import (
+    RandomEncoder,
+    log,
+    machine,
+    percentile,
+    prepare_env,
+    publish,
+    scratch,
+    settings_for,
+    timed,
+    write_config,
+)
 
 DEADLINE = 120.0
 
@@ -99,12 +117,9 @@ def latency(work: Path, files: int, samples: int, burst: int) -> dict:
         probe = root / "zz-ready.md"
         _poll(lambda: probe.write_text(f"# ready {uuid.uuid4().hex}\n") and
               "zz-ready.md" in _indexed(settings) or False)
-        notes = sorted(p for p in root.rglob("*.md") if p.name != "zz-ready.md")
         out: dict[str, Any] = {"files": files, "chunks": first.chunks_written,
                                "debounce_s": settings.watch_debounce_seconds}
-        out["edit"] = _samples(samples, lambda i: _edit(settings, notes[i % len(notes)]))
-        out["new_file"] = _samples(samples, lambda i: _new(settings, root, i))
-        out["delete"] = _samples(samples, lambda i: _delete(settings, root, i))
+        out.update(_cases(lambda word: _found(settings, word), root, samples))
         out["burst"] = _burst(settings, root, burst)
     finally:
         stop.set()
@@ -112,30 +127,37 @@ def latency(work: Path, files: int, samples: int, burst: int) -> dict:
     return out
 
 
+def _cases(found: Any, root: Path, samples: int) -> dict:
+    """Edit, new file and delete, ``samples`` each, timed until ``found(word)`` agrees:
+    a unique word appended to a note, in a new note, gone with the deleted note."""
+    notes = sorted(p for p in root.rglob("*.md") if p.name != "zz-ready.md")
+    words: dict[int, str] = {}
+
+    def edit(i: int) -> float:
+        word, path = "edit" + uuid.uuid4().hex[:12], notes[i % len(notes)]
+        path.write_text(path.read_text(encoding="utf-8") + f"\n\nAdded {word} here.\n",
+                        encoding="utf-8")
+        return _poll(lambda: found(word))
+
+    def new(i: int) -> float:
+        words[i] = word = "new" + uuid.uuid4().hex[:12]
+        (root / f"live-new-{i:03}.md").write_text(f"# New {i}\n\nA fresh note about {word}.\n",
+                                                   encoding="utf-8")
+        return _poll(lambda: found(word))
+
+    def delete(i: int) -> float:
+        (root / f"live-new-{i:03}.md").unlink()
+        return _poll(lambda: not found(words[i]))
+
+    return {"edit": _samples(samples, edit), "new_file": _samples(samples, new),
+            "delete": _samples(samples, delete)}
+
+
 def _samples(n: int, one: Any) -> dict:
     took = [one(i) for i in range(n)]
     return {"n": n, "p50_s": round(percentile(took, 50), 3),
-            "p95_s": round(percentile(took, 95), 3), "max_s": round(max(took), 3)}
-
-
-def _edit(settings: Any, path: Path) -> float:
-    word = "edit" + uuid.uuid4().hex[:12]
-    path.write_text(path.read_text(encoding="utf-8") + f"\n\nAdded {word} here.\n",
-                    encoding="utf-8")
-    return _poll(lambda: _found(settings, word))
-
-
-def _new(settings: Any, root: Path, i: int) -> float:
-    word = "new" + uuid.uuid4().hex[:12]
-    (root / f"live-new-{i:03}.md").write_text(f"# New {i}\n\nA fresh note about {word}.\n",
-                                               encoding="utf-8")
-    return _poll(lambda: _found(settings, word))
-
-
-def _delete(settings: Any, root: Path, i: int) -> float:
-    name = f"live-new-{i:03}.md"
-    (root / name).unlink()
-    return _poll(lambda: name not in _indexed(settings))
+            "p95_s": round(percentile(took, 95), 3), "max_s": round(max(took), 3),
+            "all_s": [round(t, 3) for t in took]}
 
 
 def _burst(settings: Any, root: Path, n: int) -> dict:
@@ -154,7 +176,6 @@ def _burst(settings: Any, root: Path, n: int) -> dict:
 
 def via_service(work: Path, files: int, samples: int) -> dict:
     """Save -> searchable through a `vq serve` that watches the index it holds."""
-    import os
     import signal
     import subprocess
 
@@ -171,7 +192,9 @@ def via_service(work: Path, files: int, samples: int) -> dict:
     def answers(word: str) -> bool:
         reply = client.search(settings, {}, {"text": word, "method": "lexical", "limit": 1,
                                              "filters": {}}, {"json": True})
-        return bool(reply and reply["exit"] == 0)
+        if reply is None:  # never read as "gone": a delete would time nothing
+            raise RuntimeError("the service did not answer")
+        return bool(reply["exit"] == 0)
 
     try:
         _poll(lambda: ((client.info() or {}).get("indexes") or [{}])[0].get("watch", {})
@@ -187,32 +210,63 @@ def via_service(work: Path, files: int, samples: int) -> dict:
             return answers(word)
 
         _poll(live)
-        notes = sorted(p for p in root.rglob("*.md") if p.name != "zz-ready.md")
-
-        def edit(i: int) -> float:
-            word = "served" + uuid.uuid4().hex[:12]
-            path = notes[i % len(notes)]
-            path.write_text(path.read_text(encoding="utf-8") + f"\n\nAdded {word}.\n",
-                            encoding="utf-8")
-            return _poll(lambda: answers(word))
-
-        return {"files": files, "edit": _samples(samples, edit)}
+        return {"files": files, **_cases(answers, root, samples)}
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=DEADLINE)
 
 
-def idle_cost(work: Path, tree: Path | None, files: int, seconds: float) -> dict:
-    """RSS and CPU of watching a large tree while nothing changes."""
-    import resource
-
+def large_tree(work: Path, tree: Path | None, files: int) -> tuple[Path, Any]:
+    """The large tree (generated unless given) and settings for an index of it; the
+    no-op and the idle cost share both, so the watcher idles over a built index."""
     if tree is None:
         tree = work / f"tree-{files}"
         if not tree.is_dir():
-            genvault.generate(tree, genvault.Spec(files))
-    config = write_config(work / "tree.yaml", work / "tree-index", {"v": {"path": tree}})
-    settings = settings_for(config)
+            seconds, _ = timed(lambda: genvault.generate(tree, genvault.Spec(files)))
+            log(f"tree: generated {files:,} files in {seconds:.0f}s")
+    # no ANN index: a no-op never touches one, and building one over random vectors is
+    # the latency bench's business
+    config = write_config(work / "tree.yaml", work / "tree-index", {"v": {"path": tree}},
+                          maintenance={"vector_index_min_rows": 0})
+    return tree, settings_for(config)
+
+
+def noop_vs_walk(tree: Path, settings: Any, repeats: int) -> dict:
+    """A no-op `vq build` (what cron and the watcher's sweep run on an unchanged tree)
+    against a bare ``os.scandir`` stat walk of the same tree: interleaved, best of
+    ``repeats`` each (goal ≤ 2). The first build uses RANDOM UNIT VECTORS (encoding
+    100k files on a CPU takes hours; a no-op encodes nothing)."""
+    from bench.speed import stat_walk
+    from vq.jobs.runner import locked_build
+
+    seconds, first = timed(lambda: locked_build(settings, rebuild=True, encoder=RandomEncoder()))
+    log(f"noop: first build of {first.files_new:,} files, {first.chunks_written:,} chunks "
+        f"(random vectors) in {seconds:.0f}s")
+    walks, noops, plans, work_done = [], [], set(), 0
+    for _ in range(repeats):
+        walks.append(timed(lambda: stat_walk(tree))[0])
+        took, summary = timed(lambda: locked_build(settings, encoder=RandomEncoder()))
+        noops.append(took)
+        plans.add(summary.plan)
+        work_done += summary.files_new + summary.files_changed + summary.chunks_encoded
+    walk, noop = min(walks), min(noops)
+    log(f"noop: best {noop:.3f}s vs walk {walk:.3f}s = {noop / walk:.2f}x")
+    return {"files": first.files_new, "chunks": first.chunks_written,
+            "first_build_s_random_vectors": round(seconds, 1), "repeats": repeats,
+            "stat_walk_best_s": round(walk, 3), "noop_best_s": round(noop, 3),
+            "ratio_best": round(noop / walk, 2),
+            "stat_walk_median_s": round(statistics.median(walks), 3),
+            "noop_median_s": round(statistics.median(noops), 3),
+            "ratio_median": round(statistics.median(noops) / statistics.median(walks), 2),
+            "plans": sorted(plans), "noop_did_work": work_done}
+
+
+def idle_cost(tree: Path, settings: Any, seconds: float) -> dict:
+    """RSS and CPU of watching a large tree while nothing changes."""
+    import resource
+
     folders = sum(1 for p in tree.rglob("*") if p.is_dir()) + 1
+    files = sum(1 for p in tree.rglob("*") if p.is_file())
     rss_before = _rss_kib()
     watcher, stop, thread = _watching(settings)
     try:
@@ -226,7 +280,8 @@ def idle_cost(work: Path, tree: Path | None, files: int, seconds: float) -> dict
         stop.set()
         thread.join(DEADLINE)
     cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
-    return {"tree": str(tree), "folders": folders, "rss_before_mib": round(rss_before / 1024, 1),
+    return {"tree": str(tree), "files": files, "folders": folders,
+            "rss_before_mib": round(rss_before / 1024, 1),
             "rss_watching_mib": round(rss_after / 1024, 1),
             "rss_added_mib": round((rss_after - rss_before) / 1024, 1),
             "idle_seconds": seconds, "idle_cpu_percent": round(100 * cpu / (wall1 - wall0), 2)}
@@ -240,61 +295,83 @@ def _rss_kib() -> int:
     return 0
 
 
-def markdown(result: dict) -> str:
-    lat = result.get("latency", {})
-    rows = ["| case | samples | p50 | p95 | max |", "|---|---|---|---|---|"]
+def _case_rows(lat: dict, where: str) -> list[str]:
+    rows = []
     for case in ("edit", "new_file", "delete"):
         if case in lat:
             c = lat[case]
-            rows.append(f"| {case.replace('_', ' ')} | {c['n']} | {c['p50_s']} s | "
+            rows.append(f"| {case.replace('_', ' ')} | {where} | {c['n']} | {c['p50_s']} s | "
                         f"{c['p95_s']} s | {c['max_s']} s |")
+    return rows
+
+
+def markdown(result: dict) -> str:
+    lat = result.get("latency", {})
+    rows = ["| case | watcher | samples | p50 | p95 | max |", "|---|---|---|---|---|---|"]
+    rows += _case_rows(lat, "in-process") + _case_rows(result.get("service", {}), "`vq serve`")
     text = "\n".join(rows)
-    if "burst" in lat:
+    if lat.get("burst"):
         b = lat["burst"]
-        text += (f"\n\n{b['files']}-file burst: written in {b['write_s']} s, all searchable "
-                 f"{b['searchable_after_last_write_s']} s after the last write.")
-    if "service" in result:
-        c = result["service"]["edit"]
-        text += (f"\n\nThrough the service (`vq serve` watching its index, a whole lexical "
-                 f"search per poll): edit p50 {c['p50_s']} s, p95 {c['p95_s']} s, max "
-                 f"{c['max_s']} s over {c['n']} samples.")
+        text += (f"\n\n{b['files']}-file burst (in-process watcher): written in {b['write_s']} s, "
+                 f"all searchable {b['searchable_after_last_write_s']} s after the last write.")
+    if "noop" in result:
+        n = result["noop"]
+        text += (f"\n\nNo-op `vq build` vs a bare `os.scandir` stat walk, {n['files']:,} files "
+                 f"({n['chunks']:,} chunks, random vectors), interleaved, best of {n['repeats']}: "
+                 f"{n['noop_best_s']} s vs {n['stat_walk_best_s']} s = **{n['ratio_best']}×** "
+                 f"(goal ≤ 2; medians {n['noop_median_s']} s vs {n['stat_walk_median_s']} s = "
+                 f"{n['ratio_median']}×; plan {', '.join(n['plans'])}; work done "
+                 f"{n['noop_did_work']}).")
     if "idle" in result:
         i = result["idle"]
-        text += (f"\n\nWatching {i['folders']:,} folders: RSS +{i['rss_added_mib']} MiB "
-                 f"({i['rss_watching_mib']} MiB), idle CPU {i['idle_cpu_percent']}% over "
-                 f"{i['idle_seconds']:g} s.")
+        text += (f"\n\nWatching {i['files']:,} files in {i['folders']:,} folders: RSS "
+                 f"+{i['rss_added_mib']} MiB ({i['rss_watching_mib']} MiB), idle CPU "
+                 f"{i['idle_cpu_percent']}% over {i['idle_seconds']:g} s.")
     return text + "\n"
 
 
 def run(work: Path, quick: bool = False, tree: Path | None = None) -> dict:
-    """The `make bench` entry (``bench.run``): latency, then the idle cost."""
-    return {"latency": latency(work, 60, 5 if quick else 10, 200 if quick else 1000),
-            "idle": idle_cost(work, tree, 10_000 if quick else 100_000, 10.0 if quick else 30.0)}
+    """The `make bench` entry (``bench.run``): latency, the no-op, then the idle cost."""
+    files = 10_000 if quick else 100_000
+    out = {"latency": latency(work, 60, 5 if quick else 20, 200 if quick else 1000),
+           "service": via_service(work, 60, 5 if quick else 20)}
+    tree, settings = large_tree(work, tree, files)
+    out["noop"] = noop_vs_walk(tree, settings, 5 if quick else 7)
+    out["idle"] = idle_cost(tree, settings, 10.0 if quick else 30.0)
+    return out
+
+
+PARTS = ("latency", "service", "noop", "idle")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--files", type=int, default=60)
-    ap.add_argument("--samples", type=int, default=10)
+    ap.add_argument("--samples", type=int, default=20)
     ap.add_argument("--burst", type=int, default=1000)
     ap.add_argument("--tree-files", type=int, default=100_000)
-    ap.add_argument("--tree", type=Path, help="an existing tree to watch for the idle cost")
+    ap.add_argument("--tree", type=Path, help="an existing tree for the no-op and idle cost")
     ap.add_argument("--idle-seconds", type=float, default=30.0)
-    ap.add_argument("--skip", choices=("latency", "idle"))
-    ap.add_argument("--service", action="store_true",
-                    help="also save -> searchable through `vq serve` (the user's service)")
+    ap.add_argument("--repeats", type=int, default=7, help="no-op and walk: best of N each")
+    ap.add_argument("--skip", choices=PARTS, nargs="+", default=[])
     ap.add_argument("--work", type=Path)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     prepare_env()
     work = scratch(args.work, "live")
-    result: dict[str, Any] = {}
-    if args.skip != "latency":
+    result: dict[str, Any] = {"command": " ".join(["python -m bench.live", *sys.argv[1:]]),
+                              "machine": machine()}
+    if "latency" not in args.skip:
         result["latency"] = latency(work, args.files, args.samples, args.burst)
-    if args.service:
+    if "service" not in args.skip:
         result["service"] = via_service(work, args.files, args.samples)
-    if args.skip != "idle":
-        result["idle"] = idle_cost(work, args.tree, args.tree_files, args.idle_seconds)
+    if "noop" not in args.skip or "idle" not in args.skip:
+        tree, settings = large_tree(work, args.tree, args.tree_files)
+        if "noop" not in args.skip:
+            result["noop"] = noop_vs_walk(tree, settings, args.repeats)
+        if "idle" not in args.skip:
+            result["idle"] = idle_cost(tree, settings, args.idle_seconds)
+    result["machine"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     return publish(markdown(result), result, args.json)
 
 
