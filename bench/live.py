@@ -212,7 +212,8 @@ def via_service(work: Path, files: int, samples: int) -> dict:
 
     root, settings, _ = _built_vault(work, "served", files, 7)
     config = settings.config_file
-    os.environ["XDG_RUNTIME_DIR"] = str(scratch(None, "live-run"))  # a service of our own
+    runtime, before = scratch(None, "live-run"), os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime)  # a service of our own
     proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config), "serve"],
                             cwd=REPO, env={**bench_env(), **os.environ, "VQ_WATCH": "true"},
                             stderr=subprocess.DEVNULL)
@@ -247,6 +248,11 @@ def via_service(work: Path, files: int, samples: int) -> dict:
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=DEADLINE)
+        if before is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = before
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def large_tree(work: Path, tree: Path | None, files: int) -> tuple[Path, Any]:
