@@ -1,29 +1,15 @@
-"""Issue 37, item 5, for `vq ui` too: a silent connection flood holds at most
-``per_peer`` server-side sockets per address (on main: one per connection, unbounded),
-and the dashboard serves again once the flood lets go."""
+"""`vq ui` under a silent connection flood: the server keeps at most ``per_peer``
+connections from one address, closes the rest as it accepts them, and serves again
+once the flood lets go. Counted from the client ends the server closed, so other
+sockets of this process (the test runs the server in-process) do not blur it."""
 
 from __future__ import annotations
 
-import os
 import socket
 import time
 from urllib.parse import urlsplit
 
-import pytest
-
 from vq.query.http_limits import ConnectionLimits
-
-pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="counts fds in /proc")
-
-
-def sockets_here() -> int:
-    count = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
-        except OSError:
-            continue  # closed while we looked
-    return count
 
 
 def still_open(flood: list[socket.socket]) -> int:
@@ -42,7 +28,6 @@ def still_open(flood: list[socket.socket]) -> int:
 def test_a_silent_flood_is_capped_per_peer(live):
     where = urlsplit(live.base)
     limits, flood_size = ConnectionLimits(), 60
-    before = sockets_here()
     flood = [socket.create_connection((where.hostname, where.port)) for _ in range(flood_size)]
     try:
         # One reading of both sides at a time (a second count could catch the server
@@ -51,12 +36,11 @@ def test_a_silent_flood_is_capped_per_peer(live):
         # header timeout closes every one of them.
         deadline = time.monotonic() + limits.header_seconds
         while True:
-            held, kept = sockets_here() - before - flood_size, still_open(flood)
+            kept = still_open(flood)
             if kept <= limits.per_peer or time.monotonic() > deadline:
                 break
             time.sleep(0.02)  # poll interval, bounded by the deadline
         assert 1 <= kept <= limits.per_peer, f"{kept} of {flood_size} connections kept"
-        assert held <= limits.per_peer, f"server kept {held} sockets"
     finally:
         for s in flood:
             s.close()
