@@ -24,21 +24,32 @@ from click.testing import CliRunner
 REPO = Path(__file__).resolve().parent.parent
 
 
+@contextmanager
+def private_runtime(prefix: str):
+    """A private socket folder (``XDG_RUNTIME_DIR``) for the block, then the old one back.
+    Short, as a socket path must fit in ~100 bytes; mkdtemp makes it 0700, as
+    ``runtime_dir`` requires."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    saved = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = folder
+    try:
+        yield folder
+    finally:
+        if saved is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = saved
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_runtime_dir():
     """The suite's own socket folder: the resident service is one per user, so without
     this a search in a test would reach the user's running service (say, the one
-    `make demo` started) or another checkout's test run. Short, as a socket path must
-    fit in ~100 bytes; a module that runs its own service swaps in its own folder."""
-    folder = tempfile.mkdtemp(prefix="vqs")  # 0700, as runtime_dir requires
-    saved = os.environ.get("XDG_RUNTIME_DIR")
-    os.environ["XDG_RUNTIME_DIR"] = folder
-    yield folder
-    if saved is None:
-        os.environ.pop("XDG_RUNTIME_DIR", None)
-    else:
-        os.environ["XDG_RUNTIME_DIR"] = saved
-    shutil.rmtree(folder, ignore_errors=True)
+    `make demo` started) or another checkout's test run. A module that runs its own
+    service swaps in its own folder."""
+    with private_runtime("vqs") as folder:
+        yield folder
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from tests.conftest import NOTES, wait_for, write_config, write_tree
+from tests.conftest import NOTES, private_runtime, wait_for, write_config, write_tree
 from vq.core import runtime, store
 from vq.core.runtime import service_socket
 from vq.query.search import Query, models_for, search
@@ -29,22 +29,16 @@ def search_asking_service(settings, q):
     """A library search that asks the index's service to encode, as the CLI and MCP do."""
     sources = LanceSources(store.open_for(settings))
     return search(settings, q, sources, models_for(settings, sources.index, service=True))
+
+
 MODEL = "all-MiniLM-L6-v2"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def runtime_dir():
     """A private socket folder for this module (short: a socket path has ~100 bytes)."""
-    folder = tempfile.mkdtemp(prefix="vqt")
-    saved = os.environ.get("XDG_RUNTIME_DIR")
-    os.environ["XDG_RUNTIME_DIR"] = folder
-    yield folder
-    if saved is None:
-        os.environ.pop("XDG_RUNTIME_DIR", None)
-    else:
-        os.environ["XDG_RUNTIME_DIR"] = saved
-    shutil.rmtree(folder, ignore_errors=True)
-
+    with private_runtime("vqt") as folder:
+        yield folder
 
 
 def start_server(index_dir, config_file, env=None):
