@@ -356,8 +356,10 @@ class Builder:
             self.wrote = True
             self._count(out)
             self.tracker.embedded(filled)
-        if left > 0:
+        if left > 0 and self.should_stop():
             self.summary.outcome = "interrupted"
+        # rows still counted but never filled, without a stop, were taken by another
+        # writer (a second builder on shared storage replaced that file): not ours to say
 
     def _encode(self, texts: list[str]) -> Any:
         return self.bulk_encoder().encode(texts)

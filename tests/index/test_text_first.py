@@ -118,6 +118,27 @@ def test_a_stopped_build_leaves_text_searchable_and_the_next_encodes_only_the_re
     assert read_record(settings.build_lock) is None
 
 
+def test_rows_another_writer_took_mid_embed_are_not_read_as_a_stop(hash_vault):
+    """A second builder on shared storage may replace a file whose rows this build
+    counted as waiting for vectors; the build then fills fewer than it counted. That
+    is no Ctrl-C: it used to end "interrupted" (exit 130, nothing on stderr)."""
+    _, settings = hash_vault
+    taken: list = []
+
+    def other_writer(encoder) -> None:
+        if taken:
+            return
+        index = store.open_for(settings)
+        key, _ = embed.pending_files(index)[-1]  # embedded last: not in this batch
+        for predicate in store.path_filter([key]):
+            index.chunks.delete(predicate)
+        taken.append(key)
+
+    summary = locked_build(settings, encoder=Recording(settings.model, during=other_writer))
+    assert taken, "the build never embedded"
+    assert summary.outcome == "ok"
+
+
 def test_an_edit_reuses_vectors_at_text_time_and_encodes_only_new_chunks(hash_vault):
     config, settings = hash_vault
     assert locked_build(settings, encoder=Recording(settings.model)).outcome == "ok"
