@@ -9,20 +9,8 @@ import socket
 import time
 from urllib.parse import urlsplit
 
+from tests.flood import kept_after_flood
 from vq.query.http_limits import ConnectionLimits
-
-
-def still_open(flood: list[socket.socket]) -> int:
-    """Client ends the server has not closed (it closed those past the cap at accept)."""
-    count = 0
-    for s in flood:
-        try:
-            s.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)  # b"": closed by the server
-        except BlockingIOError:
-            count += 1  # open, nothing sent: a connection the server keeps
-        except OSError:
-            continue  # reset by the server
-    return count
 
 
 def test_a_silent_flood_is_capped_per_peer(live):
@@ -30,16 +18,8 @@ def test_a_silent_flood_is_capped_per_peer(live):
     limits, flood_size = ConnectionLimits(), 60
     flood = [socket.create_connection((where.hostname, where.port)) for _ in range(flood_size)]
     try:
-        # One reading of both sides at a time (a second count could catch the server
-        # mid-accept of its backlog). The cap shows as 1..per_peer connections kept
-        # while the rest were closed at once; without it all 60 stay open until the
-        # header timeout closes every one of them.
-        deadline = time.monotonic() + limits.header_seconds
-        while True:
-            kept = still_open(flood)
-            if kept <= limits.per_peer or time.monotonic() > deadline:
-                break
-            time.sleep(0.02)  # poll interval, bounded by the deadline
+        # Without the cap all 60 stay open until the header timeout closes every one.
+        kept = kept_after_flood(flood, limits.per_peer, limits.header_seconds)
         assert 1 <= kept <= limits.per_peer, f"{kept} of {flood_size} connections kept"
     finally:
         for s in flood:
