@@ -25,6 +25,7 @@ import io
 import json
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from vq.query.service.slots import Slot
 OnOpen = Callable[[Settings, Callable[[], Settings], Callable[..., None]], str]
 
 MAX_TEXTS = 256
+SETTINGS_CACHED = 64  # client settings kept (one per config, overrides and cwd), LRU
 
 
 class Ops:
@@ -58,7 +60,7 @@ class Ops:
         self.slots: dict[str, Slot] = {}
         self.wake = threading.Event()     # a watch batch committed: refresh now
         self._lock = threading.Lock()     # the two dicts
-        self._settings: dict[str, Settings] = {}
+        self._settings: OrderedDict[str, Settings] = OrderedDict()  # LRU, SETTINGS_CACHED
 
     def info(self) -> dict[str, Any]:
         with self._lock:
@@ -183,14 +185,20 @@ class Ops:
     def settings_for(self, msg: dict[str, Any]) -> Settings | None:
         """The client's settings, loaded here from its config; None when they differ."""
         key = json.dumps([msg.get("config"), msg.get("overrides"), msg.get("cwd")])
-        cached = self._settings.get(key)
+        with self._lock:
+            cached = self._settings.get(key)
+            if cached is not None:
+                self._settings.move_to_end(key)
         if cached is not None and client.fingerprint(cached) == msg["fingerprint"]:
             return cached
         loaded_now = self._loader(msg)()
         if client.fingerprint(loaded_now) != msg["fingerprint"]:
             return None
-        with self._lock:
-            self._settings[key] = loaded_now
+        with self._lock:  # bounded: a client searching from every folder of a tree
+            self._settings[key] = loaded_now  # must not grow the service without end
+            self._settings.move_to_end(key)
+            while len(self._settings) > SETTINGS_CACHED:
+                self._settings.popitem(last=False)
         return loaded_now
 
 

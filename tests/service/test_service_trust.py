@@ -232,3 +232,26 @@ def test_a_stale_socket_with_nobody_holding_the_lock_is_removed(xdg):
         dead.bind(str(path))  # bound, never listening: connect is refused
     assert client.request({"op": "info"}) is None
     assert not path.exists()
+
+
+def test_the_service_keeps_a_bounded_number_of_client_settings(settings, config_file,
+                                                                 tmp_path):
+    """One cached entry per config, overrides and cwd: a client searching from every
+    folder of a tree must not grow the service without end. The least recently used
+    entry goes first; the one in use stays."""
+    from vq.query.service import client
+    from vq.query.service.handler import SETTINGS_CACHED, Ops
+
+    ops = Ops(settings)
+    msg = {"config": str(config_file), "overrides": {}, "fingerprint": client.fingerprint(settings)}
+    first = {**msg, "cwd": str(tmp_path)}
+    assert ops.settings_for(first) is not None
+    for n in range(SETTINGS_CACHED + 10):
+        folder = tmp_path / f"d{n}"
+        folder.mkdir()
+        assert ops.settings_for({**msg, "cwd": str(folder)}) is not None
+        assert ops.settings_for(first) is not None  # in use: kept however many come
+    assert len(ops._settings) == SETTINGS_CACHED
+    kept = ops.settings_for(first)
+    assert ops.settings_for(first) is kept  # answered from the cache, not loaded again
+    assert str(tmp_path / "d0") not in "".join(ops._settings)  # the oldest went
