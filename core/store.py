@@ -151,8 +151,9 @@ def create_index(location: str, meta: IndexMeta,
 
     A local folder that already holds readable tables keeps them: the new ones are
     built in ``STAGE_DIR`` inside it and ``swap_in`` replaces the old ones only once
-    the build is done (``discard`` drops them after a failure), so a failed rebuild
-    leaves the old index searchable. Tables no search can read (damaged, or half
+    the build is done, so a failed or stopped rebuild leaves the old index searchable
+    and its stage for the next build to continue (``open_stage``); one not to be
+    continued is replaced here. Tables no search can read (damaged, or half
     created) are replaced in place instead: with nothing to keep searchable, the
     rebuild is text first like a first build, and a stopped one's successor continues
     it (docs/decisions.md#rebuild-text-first). An object-store prefix is overwritten
@@ -165,7 +166,7 @@ def create_index(location: str, meta: IndexMeta,
     if not _readable(location):
         return _replace_unreadable(location, meta, storage_options)
     stage = os.path.join(location, STAGE_DIR)
-    shutil.rmtree(stage, ignore_errors=True)  # a rebuild killed before its swap
+    shutil.rmtree(stage, ignore_errors=True)  # a stage the caller chose not to continue
     index = _create(stage, meta, storage_options)
     index.staged_for = location
     _carry_builds(location, index)
@@ -230,18 +231,38 @@ def swap_in(index: Index) -> None:
         swap.swap_in(index.staged_for, TABLE_DIRS)
 
 
-def drop_dead_stage(location: str) -> None:
-    """Remove the staged tables a killed rebuild left (its journal absent: never swapped
-    in). Only a build calls it, holding the build lock, so no rebuild is writing them."""
-    if paths.is_uri(location) or os.path.exists(os.path.join(location, swap.JOURNAL)):
-        return
-    shutil.rmtree(os.path.join(location, STAGE_DIR), ignore_errors=True)
+def has_stage(location: str) -> bool:
+    """Whether a stopped or killed rebuild left staged tables at ``location`` (a finished
+    one's swap, if its swapper died, is completed first: those tables are no stage)."""
+    if paths.is_uri(location) or not os.path.isdir(location):
+        return False
+    swap.recover(location, TABLE_DIRS)
+    return os.path.isdir(os.path.join(location, STAGE_DIR))
 
 
-def discard(index: Index) -> None:
-    """Drop a staged index after a failed or interrupted rebuild; the old one stays."""
-    if index.staged_for is not None:
-        shutil.rmtree(index.location, ignore_errors=True)
+def open_stage(location: str, meta: IndexMeta,
+               storage_options: Mapping[str, str] | None = None) -> Index | None:
+    """The staged tables a stopped or killed rebuild left, to be continued and then
+    swapped in over ``location``'s: only when they open, every data file reads and they
+    were made for ``meta`` (schema, model, dimension, vector type, window, chunker).
+    Any other stage is removed (None): the rebuild starts over. Only a build calls it,
+    holding the build lock, so no other rebuild is writing the stage."""
+    if not has_stage(location):
+        return None
+    stage = os.path.join(location, STAGE_DIR)
+    try:
+        index = open_index(stage, storage_options)
+        probe(index)
+        usable = index.meta == meta and index.builds is not None
+    except Exception:  # noqa: BLE001 - a stage that does not read is only lost work
+        usable = False
+    if not usable:
+        shutil.rmtree(stage, ignore_errors=True)
+        return None
+    index.staged_for = location
+    if not index.builds.count_rows():  # killed before its history was carried over
+        _carry_builds(location, index)
+    return index
 
 
 def sql_str(value: str) -> str:

@@ -63,6 +63,9 @@ class BuildSummary:
     missing_roots: list[str] = field(default_factory=list)
     pruned_vaults: list[str] = field(default_factory=list)
     rebuilt: bool = False
+    # a stopped or killed rebuild's stage was continued, holding this many files' rows
+    continued_rebuild: bool = False
+    staged_files: int = 0
     # how the plan was made: "walk" (walk + manifest), "walk cache" (the last clean
     # build's walk found again: nothing read), "paths" (only the watcher's paths)
     plan: str = "walk"
@@ -138,23 +141,18 @@ class Builder:
 
     def run(self, vault_ids: tuple[str, ...] = ()) -> BuildSummary:
         """The whole pipeline. A rebuild writes a staged index that replaces the old
-        one only when it finished ``ok``; a failed or stopped one is dropped."""
+        one only when it finished ``ok``; a failed, stopped or killed one's stage is
+        kept, and the next build continues it (``_continue_stage``)."""
         try:
             return self._staged(vault_ids)
         finally:
             self.engine.close()
 
     def _staged(self, vault_ids: tuple[str, ...]) -> BuildSummary:
-        index = self.open_index()
-        try:
-            summary = self._run(index, vault_ids)
-        except BaseException:
-            store.discard(index)
-            raise
+        index = self.open_index(vault_ids)
+        summary = self._run(index, vault_ids)  # raising, it keeps the stage as a kill does
         if summary.outcome == "ok":
             store.swap_in(index)
-        else:
-            store.discard(index)
         embed.final_record(self.tracker, self.settings.build_lock, summary.outcome == "ok")
         return summary
 
@@ -233,12 +231,16 @@ class Builder:
             clean = noop.is_empty(plan)
             cache.save(noop.clean_record(index, self.settings) if clean else None)
 
-    def open_index(self) -> store.Index:
-        """Open the index, or create it; refuse one built by another model or schema."""
+    def open_index(self, vault_ids: tuple[str, ...] = ()) -> store.Index:
+        """Continue a stopped rebuild's stage, or open the index, or create it; refuse
+        one built by another model or schema. A build of some vaults only leaves a
+        stage for the next whole build: swapped in, it would lack the other vaults."""
         location = self.settings.index_dir
+        staged = None if vault_ids else self._continue_stage(location)
+        if staged is not None:
+            return staged
         if not self.rebuild and store.exists_for(self.settings):
             index = store.open_for(self.settings)
-            store.drop_dead_stage(location)  # a killed rebuild's, never to be swapped in
             self.probe = True  # unless the walk says no row will be read (``_plan``)
             meta = index.meta
             if meta.schema_version != SCHEMA_VERSION:
@@ -249,12 +251,35 @@ class Builder:
             if meta.chunker_version == CHUNKER_VERSION:
                 return index
             self.summary.rebuilt = True  # new chunk boundaries: new tables, all re-encoded
-        window = load_window(self.settings.model)  # a tokenizer only, no torch
-        meta = IndexMeta(model=self.settings.model, dim=self.engine.dim(),
-                         vector_dtype=self.settings.vector_dtype,
-                         window=window.tokens if window else 0)
         self.wrote = True
-        return store.create_index(location, meta, self.settings.storage_options or None)
+        return store.create_index(location, self._new_meta(),
+                                  self.settings.storage_options or None)
+
+    def _new_meta(self) -> IndexMeta:
+        """What the tables this build creates say about themselves."""
+        window = load_window(self.settings.model)  # a tokenizer only, no torch
+        return IndexMeta(model=self.settings.model, dim=self.engine.dim(),
+                         vector_dtype=self.settings.vector_dtype,
+                         schema_version=SCHEMA_VERSION, chunker_version=CHUNKER_VERSION,
+                         window=window.tokens if window else 0)
+
+    def _continue_stage(self, location: str) -> store.Index | None:
+        """The stage a stopped or killed rebuild left, when it is what this build would
+        create: its committed text and vectors are kept, the reconcile against its own
+        manifest reads only files it lacks or that changed since, and the embed step
+        finds the rows it left without vectors. Plain builds continue it too (cron must
+        not throw the work away), whatever the old index holds: it answers until the
+        swap, as before (docs/decisions.md#rebuild-text-first)."""
+        if not store.has_stage(location):
+            return None
+        index = store.open_stage(location, self._new_meta(),
+                                 self.settings.storage_options or None)
+        if index is None:
+            return None
+        s = self.summary
+        s.rebuilt = s.continued_rebuild = True
+        s.staged_files = index.files.count_rows()
+        return index
 
     def _repair_mismatches(self, index: store.Index,
                            manifest: dict[tuple[str, str], ManifestRow]) -> None:

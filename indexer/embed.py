@@ -44,12 +44,14 @@ Key = tuple[str, str]
 def start_record(tracker: Any, index: store.Index, lock_path: Path, fresh: bool
                  ) -> tuple[int, bool]:
     """(rows an earlier build left without vectors, whether to look for them): counted
-    only when the record that build left says there may be some. The record is on
-    disk, saying rows may lack vectors, before this build commits any."""
+    only when the record that build left says there may be some, or in a stopped
+    rebuild's stage this build continues (the record speaks of the tables searches
+    read, never of a stage). The record is on disk, saying rows may lack vectors,
+    before this build commits any."""
     earlier = read_record(lock_path) or {}
     maybe = bool(earlier.get("pending_possible"))
-    tracker.staged = index.staged_for is not None
-    owed = maybe and not tracker.staged  # a rebuild's staged tables start empty
+    staged = tracker.staged = index.staged_for is not None
+    owed = (maybe and not staged) or (staged and not fresh)  # a new stage starts empty
     pending = count_pending(index) if owed and not fresh else 0
     tracker.table_rows, tracker.table_pending = index.chunks.count_rows(), pending
     tracker.pending_possible = maybe or not tracker.staged

@@ -232,3 +232,126 @@ def test_a_rebuild_over_a_damaged_index_is_text_first_and_a_stopped_one_is_conti
     assert locked_build(settings, encoder=second).outcome == "ok"
     assert not set(first.texts) & set(second.texts), "a committed vector was encoded again"
     assert store.open_for(settings).chunks.count_rows(embed.PENDING) == 0
+
+
+def _stop_a_rebuild(settings, batches: int = 2, model: str | None = None):
+    """A `--rebuild` over the readable index, stopped after ``batches`` encode batches
+    (its text all committed to the stage, some of its vectors): the encoder used."""
+    from dataclasses import replace
+
+    other = replace(settings, model=model) if model else settings
+    encoder = Recording(other.model)
+    summary = locked_build(other, rebuild=True, encoder=encoder,
+                           should_stop=lambda: encoder.batches >= batches)
+    assert summary.outcome == "interrupted" and encoder.texts
+    assert (Path(settings.index_dir) / store.STAGE_DIR).is_dir(), "the stopped stage was dropped"
+    return encoder
+
+
+def _inode(settings) -> int:
+    return (Path(settings.index_dir) / "chunks.lance").stat().st_ino
+
+
+def test_a_stopped_rebuild_keeps_the_old_index_and_the_next_plain_build_continues_it(
+        hash_vault, cli):
+    """Stopped part-way through its vectors, a rebuild leaves the old index answering,
+    unchanged; the next plain build (cron's) finishes the rebuild: together they encode
+    what one whole rebuild encodes, no text twice, then swap in."""
+    config, settings = hash_vault
+    built = locked_build(settings, encoder=Recording(settings.model))
+    old = store.open_for(settings)
+    before, old_inode = (old.chunks.count_rows(), old.chunks.version), _inode(settings)
+    first = _stop_a_rebuild(settings)
+    old = store.open_for(settings)
+    assert (old.chunks.count_rows(), old.chunks.version) == before
+    found = cli("--config", config, "search", "--json", "rollback release")
+    assert found.exit_code == 0 and json.loads(found.stdout)
+    assert "chunks embedded" not in found.stderr  # the old index, every row embedded
+
+    second = Recording(settings.model)
+    resumed = locked_build(settings, encoder=second)
+    assert resumed.outcome == "ok" and resumed.rebuilt and resumed.continued_rebuild
+    assert resumed.staged_files == resumed.files_unchanged == built.files_seen
+    assert not set(first.texts) & set(second.texts), "a staged vector was encoded again"
+    assert not (Path(settings.index_dir) / store.STAGE_DIR).exists()
+    new = store.open_for(settings)
+    assert new.chunks.count_rows(embed.PENDING) == 0
+    assert _inode(settings) != old_inode, "the continued stage was not swapped in"
+    assert new.builds.count_rows() == 3, "the build history was carried twice, or lost"
+    whole = Recording(settings.model)
+    assert locked_build(settings, rebuild=True, encoder=whole).continued_rebuild is False
+    assert sorted(first.texts + second.texts) == sorted(whole.texts)
+
+
+def test_a_continued_rebuild_rereads_what_changed_since_and_says_so(hash_vault, cli):
+    """The stage's own manifest is what the continuing build reconciles against: a file
+    edited after the stop is read again, one deleted leaves the stage, the rest are
+    kept; `vq build` says it continued."""
+    config, settings = hash_vault
+    built = locked_build(settings, encoder=Recording(settings.model))
+    _stop_a_rebuild(settings, batches=1)
+    notes = sorted(settings.vaults[0].path.rglob("*.md"))
+    notes[0].write_text(notes[0].read_text() + "\n## Appendix\n\nan entirely new remark\n")
+    notes[1].unlink()
+    done = cli("--config", config, "build", "--json")
+    assert done.exit_code == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["continued_rebuild"] is True and summary["staged_files"] == built.files_seen
+    assert (summary["files_changed"], summary["files_deleted"]) == (1, 1)
+    assert summary["files_unchanged"] == built.files_seen - 2
+    assert f"continued the stopped rebuild ({built.files_seen} files already staged)" \
+        in done.stderr
+    index = store.open_for(settings)
+    assert index.files.count_rows() == built.files_seen - 1
+    assert index.chunks.count_rows("text LIKE '%an entirely new remark%'") == 1
+    assert index.chunks.count_rows(embed.PENDING) == 0
+
+
+def test_a_stopped_rebuild_says_the_next_build_continues_it(hash_vault, cli, monkeypatch):
+    """Ctrl-C during `vq build --rebuild`: exit 130, and it says what happens next."""
+    import os
+    import signal
+
+    config, _ = hash_vault
+    assert cli("--config", config, "build").exit_code == 0
+    real, calls = HashEncoder.encode, []
+
+    def ctrl_c_once(self, texts, progress=None):
+        calls.append(len(texts))
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(self, texts, progress)
+
+    monkeypatch.setattr(HashEncoder, "encode", ctrl_c_once)
+    stopped = cli("--config", config, "build", "--rebuild")
+    assert stopped.exit_code == 130, stopped.stderr
+    assert "rebuild stopped: the next `vq build` continues it" in stopped.stderr
+    assert (Path(config).parent / "index" / store.STAGE_DIR).is_dir()
+    again = cli("--config", config, "build", "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["continued_rebuild"] is True
+
+
+@pytest.mark.parametrize("change", ["model", "chunker"])
+def test_a_stage_made_for_other_tables_is_removed_not_continued(hash_vault, monkeypatch,
+                                                                change):
+    """A stage of another model (a `--rebuild` for a model the config no longer names) or
+    of another chunker version is not what this build would create: it is removed, and
+    the build goes on from the old index (or, for a new chunker, rebuilds from nothing)."""
+    from vq.indexer import build as build_module
+
+    _, settings = hash_vault
+    assert locked_build(settings, encoder=Recording(settings.model)).outcome == "ok"
+    first = _stop_a_rebuild(settings, model="vq-test/hash-256" if change == "model" else None)
+    if change == "chunker":
+        monkeypatch.setattr(build_module, "CHUNKER_VERSION", build_module.CHUNKER_VERSION + 1)
+    after = Recording(settings.model)
+    summary = locked_build(settings, encoder=after)
+    assert summary.outcome == "ok" and not summary.continued_rebuild
+    assert not (Path(settings.index_dir) / store.STAGE_DIR).exists()
+    index = store.open_for(settings)
+    assert index.meta.model == settings.model and index.meta.dim == 384
+    if change == "model":  # the old index is current: nothing to do
+        assert not summary.rebuilt and not after.texts
+    else:  # a new chunker: the automatic rebuild, every text encoded again
+        assert summary.rebuilt and index.meta.chunker_version == build_module.CHUNKER_VERSION
+        assert set(first.texts) <= set(after.texts)

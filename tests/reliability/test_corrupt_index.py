@@ -113,9 +113,16 @@ def test_a_failed_or_stopped_rebuild_leaves_the_old_index(built, encoder, config
     with pytest.raises(RuntimeError, match="encoder died"):
         locked_build(small, rebuild=True, encoder=_FailingEncoder(encoder))
     stopped = locked_build(small, rebuild=True, encoder=encoder, should_stop=lambda: True)
-    assert stopped.outcome == "interrupted"
+    assert stopped.outcome == "interrupted" and stopped.continued_rebuild
     after = store.open_for(built)
     assert (after.chunks.count_rows(), after.chunks.version) == (rows, version)
-    assert not (Path(built.index_dir) / store.STAGE_DIR).exists()
+    assert (Path(built.index_dir) / store.STAGE_DIR).is_dir(), "the stage is the next's start"
     found = cli("--config", config_file, "search", "--method", "lexical", "--files", "bread")
     assert found.exit_code == 0 and "cooking.md" in found.stdout
+    assert "extra" not in cli("--config", config_file, "search", "--method", "lexical",
+                              "--files", "filler").stdout
+    resumed = locked_build(small, encoder=encoder)
+    assert resumed.outcome == "ok" and resumed.continued_rebuild and resumed.staged_files
+    assert not (Path(built.index_dir) / store.STAGE_DIR).exists()
+    found = cli("--config", config_file, "search", "--method", "lexical", "--files", "filler")
+    assert found.exit_code == 0 and "extra0.md" in found.stdout

@@ -65,13 +65,15 @@ def test_a_build_killed_while_embedding_converges(tmp_path, seed, test_models):
     assert read_record(index / "build.lock") is None
 
 
-@pytest.mark.parametrize("damaged", [False, True])
-def test_a_rebuild_killed_while_embedding_leaves_a_searchable_index_that_converges(
-        tmp_path, damaged, test_models):
-    """`vq build --rebuild` SIGKILLed while its rows wait for vectors. Over a readable
-    index it wrote staged tables: the old index is left as it was, and the next build
-    removes the dead stage. Over a damaged one it wrote in place, text first: the text it
-    committed answers, and the next build (no --rebuild) finishes it."""
+@pytest.mark.parametrize("phase, damaged", [("embed", False), ("embed", True),
+                                            ("read", False)])
+def test_a_killed_rebuild_leaves_a_searchable_index_and_the_next_build_continues_it(
+        tmp_path, phase, damaged, test_models):
+    """`vq build --rebuild` SIGKILLed while it commits text ("read") or while its rows wait
+    for vectors ("embed"). Over a readable index it wrote staged tables: the old index is
+    left as it was, and the next plain build continues the stage, encoding only the rows
+    it left without vectors. Over a damaged one it wrote in place, text first: the text it
+    committed answers, and the next build finishes it. Either converges to a clean build."""
     import random
 
     from vq.core import store
@@ -87,7 +89,7 @@ def test_a_rebuild_killed_while_embedding_leaves_a_searchable_index_that_converg
     if damaged:
         for path in (index / "chunks.lance" / "data").glob("*.lance"):
             path.unlink()
-    kill = harness.kill_in_phase(cfg, index, "embed", random.Random(13), args=("--rebuild",))
+    kill = harness.kill_in_phase(cfg, index, phase, random.Random(13), args=("--rebuild",))
     assert kill.killed, f"the rebuild finished before the kill: nothing was tested {kill}"
     hits = search(load_settings(str(cfg)), Query("rollback release", "lexical", 5)).hits
     assert hits, "nothing answered after the killed rebuild"
@@ -96,8 +98,11 @@ def test_a_rebuild_killed_while_embedding_leaves_a_searchable_index_that_converg
         assert pending > 0, "the kill did not land between text and vectors"
     else:
         assert harness.snapshot(str(index)) == before, "a killed rebuild changed the old index"
-        assert (index / store.STAGE_DIR).exists()
-    for config in (cfg, ref_cfg):
-        assert locked_build(load_settings(str(config))).outcome == "ok"
+        pending = store.open_index(str(index / store.STAGE_DIR)).chunks.count_rows(PENDING)
+    summary = locked_build(load_settings(str(cfg)))
+    assert summary.outcome == "ok" and summary.continued_rebuild is not damaged
+    assert summary.chunks_encoded <= pending or phase == "read", \
+        "the continued rebuild encoded rows the stage already held vectors for"
+    assert locked_build(load_settings(str(ref_cfg))).outcome == "ok"
     assert harness.snapshot(str(index)) == harness.snapshot(str(ref))
-    assert not (index / store.STAGE_DIR).exists(), "the dead rebuild's tables were kept"
+    assert not (index / store.STAGE_DIR).exists(), "the finished rebuild left its stage"

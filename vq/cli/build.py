@@ -82,11 +82,17 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     for problem in result.problems:
         click.echo(shown(f"error: {problem['vault']}:{problem['path']}: {problem['reason']}"),
                    err=True)
+    if result.continued_rebuild:
+        click.echo(f"continued the stopped rebuild ({result.staged_files:,} files already "
+                   "staged)", err=True)
     if as_json:
         echo_json(result.to_json())
     else:
         click.echo(shown(result.line()), err=True)
     if result.outcome == "interrupted":
+        if result.rebuilt:  # staged (the old index answers meanwhile) or in place
+            click.echo("rebuild stopped: the next `vq build` continues it from what it "
+                       "committed", err=True)
         ctx.exit(130)  # the batches it committed stay; the next build continues from them
 
 
