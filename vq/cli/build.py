@@ -21,7 +21,7 @@ from vq.core.settings import DEVICES, ENGINES
 @click.option("--rebuild", is_flag=True,
               help="Re-encode everything into a fresh index beside the old one, swapped in "
                    "when done (after a model change, or to recover a damaged index; a failed "
-                   "rebuild leaves the old index).")
+                   "or stopped rebuild leaves the old index, and the next build continues it).")
 @click.option("--wait", type=click.FloatRange(min=0), default=0, metavar="SECONDS",
               help="Wait up to SECONDS for another build's lock instead of skipping (exit 3 "
                    "on timeout).")
