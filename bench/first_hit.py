@@ -8,8 +8,9 @@ process (the whole pipeline: fusion, one hit per place, code signals), and the
 rank of its first relevant hit is kept, so a variant is judged by the shared metrics and a lost
 first hit can be read query by query (``--misses``).
 
-A variant is a name and a context manager that switches one thing on search;
-``VARIANTS`` is the whole list, and each is judged against ``baseline`` by
+A variant is a name and a context manager that switches one thing on search
+(``VARIANTS``), or a hit unit applied to a deeper list of the same pool (``UNITS``,
+docs/decisions.md#record-hits); each is judged against ``baseline`` by
 ``bench.fusion.ship`` (the rule: mean nDCG@10 over the sets up by ``--gain``, no
 set's metric down by more than 0.005). Nothing is fitted per query.
 
@@ -50,6 +51,39 @@ def _with_search(**keys: Any) -> Variant:
 
 
 VARIANTS: dict[str, Variant] = {"baseline": as_shipped}
+
+RECORD_BYTES = 4096  # docs/decisions.md#record-hits: a short file, about 1,024 tokens
+DEEPER = 30  # hits asked for before a hit unit collapses them to ten
+
+
+def record_unit(anchor_only: bool) -> Callable[[list[Any]], list[Any]]:
+    """Hits where the sections of one short prose file are one hit, at the rank of its
+    best section: spanning the whole file, or (``anchor_only``) that section's lines."""
+    import dataclasses
+    import os
+
+    def collapse(hits: list[Any]) -> list[Any]:
+        out, seen = [], set()
+        for hit in hits:
+            path = hit.abs_path or hit.path
+            short = hit.kind != "code" and os.path.getsize(path) <= RECORD_BYTES
+            if short and path in seen:
+                continue
+            if short:
+                seen.add(path)
+                if not anchor_only:
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        hit = dataclasses.replace(hit, start_line=1,
+                                                  end_line=max(1, sum(1 for _ in f)))
+            out.append(hit)
+        return out
+    return collapse
+
+
+UNITS: dict[str, Callable[[list[Any]], list[Any]]] = {
+    "record": record_unit(anchor_only=False),
+    "record-anchor": record_unit(anchor_only=True),
+}
 
 
 SETS: dict[str, Callable[[Path], quality.Corpus | None]] = {
@@ -121,7 +155,8 @@ class Judge:
             self.corpus)
 
 
-def run_variant(config: Path, judge: Judge, variant: Variant) -> dict[str, Any]:
+def run_variant(config: Path, judge: Judge, variant: Variant,
+                unit: Callable[[list[Any]], list[Any]] | None = None) -> dict[str, Any]:
     from vq.core.store import open_for
     from vq.query.search import Query, search
     from vq.query.sources import LanceSources
@@ -132,7 +167,12 @@ def run_variant(config: Path, judge: Judge, variant: Variant) -> dict[str, Any]:
     firsts: dict[str, str] = {}
     with variant(base) as settings:
         for qid, q in judge.queries.items():
-            hits = search(settings, Query(q["q"], "hybrid", limit=10), sources).hits
+            if unit is None:
+                hits = search(settings, Query(q["q"], "hybrid", limit=10), sources).hits
+            else:  # the same pool as ten hits get, read deeper, then collapsed
+                pool = max(settings.search.pool, 5 * 10)
+                hits = unit(search(settings, Query(q["q"], "hybrid", limit=DEEPER, pool=pool),
+                                   sources).hits)[:10]
             ranks[qid] = judge.rank(qid, hits)
             firsts[qid] = f"{hits[0].path}:{hits[0].start_line}" if hits else ""
     return {**code_score.summarise(list(ranks.values())), "ranks": ranks, "firsts": firsts}
@@ -147,7 +187,9 @@ def measure(work: Path, names: list[str], sets: list[str] | None = None
         scores[corpus.name] = {}
         for name in names:
             log(f"{corpus.name}: {name}")
-            scores[corpus.name][name] = run_variant(config, judge, VARIANTS[name])
+            scores[corpus.name][name] = run_variant(config, judge,
+                                                    VARIANTS.get(name, as_shipped),  # a unit
+                                                    UNITS.get(name))
     return scores
 
 
@@ -177,7 +219,7 @@ def render(scores: dict[str, dict[str, dict]], names: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", type=Path, help="scratch folder with (or for) the built sets")
-    ap.add_argument("--variants", default="", help="comma-separated names of VARIANTS")
+    ap.add_argument("--variants", default="", help="comma-separated names of VARIANTS or UNITS")
     ap.add_argument("--sets", default="", help="comma-separated set names (default: all)")
     ap.add_argument("--gain", type=float, default=0.005, help="the ship rule's nDCG@10 gain")
     ap.add_argument("--misses", action="store_true", help="list the baseline's lost first hits")
@@ -186,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     prepare_env()
     work = scratch(args.work, "first-hit")
     names = ["baseline", *[n for n in args.variants.split(",") if n and n != "baseline"]]
+    unknown = [n for n in names if n not in VARIANTS and n not in UNITS]
+    if unknown:
+        ap.error(f"unknown variant(s) {unknown}: choose from {[*VARIANTS, *UNITS]}")
     scores = measure(work, names, [s for s in args.sets.split(",") if s])
     choice = fusion.ship(scores, names, gain=args.gain)
     print(render(scores, names))

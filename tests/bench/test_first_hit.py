@@ -70,3 +70,27 @@ def test_a_mixed_set_judges_each_query_by_its_own_target_and_absolute_paths(tmp_
     assert judge.rank("q1", [code_hit, docs_hit]) == 2
     assert judge.rank("c1", [docs_hit, code_hit]) == 2
     assert judge.rank("c1", [docs_hit]) is None
+
+
+def test_the_record_unit_folds_a_short_prose_file_and_spans_it_whole(tmp_path):
+    """Sections of a short prose file become one hit at its best section's rank; a
+    long file's sections and code stay as they are (docs/decisions.md#record-hits)."""
+    from vq.query.search import Hit
+
+    short = tmp_path / "adr.md"
+    short.write_text("# ADR\n\n## Context\n\nwhy\n\n## Decision\n\nwhat\n", encoding="utf-8")
+    long = tmp_path / "long.md"
+    long.write_text("# L\n\n" + "words " * 1000 + "\n\n## B\n\nmore\n", encoding="utf-8")
+    code = tmp_path / "m.py"
+    code.write_text("def f():\n    pass\n\n\ndef g():\n    pass\n", encoding="utf-8")
+
+    def h(path, start, end, kind="docs"):
+        return Hit(id="", vault="v", path=path.name, abs_path=str(path), start_line=start,
+                   end_line=end, breadcrumb="", kind=kind, text="")
+    hits = [h(short, 7, 9), h(long, 1, 3), h(short, 3, 5), h(long, 5, 7),
+            h(code, 1, 2, "code"), h(code, 5, 6, "code")]
+    record = first_hit.UNITS["record"](hits)
+    assert [(x.path, x.start_line, x.end_line) for x in record] == [
+        ("adr.md", 1, 9), ("long.md", 1, 3), ("long.md", 5, 7), ("m.py", 1, 2), ("m.py", 5, 6)]
+    anchor = first_hit.UNITS["record-anchor"](hits)
+    assert [(x.path, x.start_line) for x in anchor][:2] == [("adr.md", 7), ("long.md", 1)]
