@@ -66,6 +66,8 @@ class BuildSummary:
     # a stopped or killed rebuild's stage was continued, holding this many files' rows
     continued_rebuild: bool = False
     staged_files: int = 0
+    # a build asked for some vaults (--vault) became a rebuild (a new chunker) of all
+    all_vaults: bool = False
     # how the plan was made: "walk" (walk + manifest), "walk cache" (the last clean
     # build's walk found again: nothing read), "paths" (only the watcher's paths)
     plan: str = "walk"
@@ -150,6 +152,9 @@ class Builder:
 
     def _staged(self, vault_ids: tuple[str, ...]) -> BuildSummary:
         index = self.open_index(vault_ids)
+        if self.summary.rebuilt and vault_ids:  # new tables: a build of one vault would
+            vault_ids = ()                      # swap in an index without the others
+            self.summary.all_vaults = True
         summary = self._run(index, vault_ids)  # raising, it keeps the stage as a kill does
         if summary.outcome == "ok":
             store.swap_in(index)

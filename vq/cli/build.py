@@ -19,9 +19,10 @@ from vq.core.settings import DEVICES, ENGINES
 @click.option("--vault", "vaults", multiple=True, shell_complete=vault_ids,
               help="Only this vault (repeatable). Others are left as they are.")
 @click.option("--rebuild", is_flag=True,
-              help="Re-encode everything into a fresh index beside the old one, swapped in "
+              help="Re-encode every vault into a fresh index beside the old one, swapped in "
                    "when done (after a model change, or to recover a damaged index; a failed "
-                   "or stopped rebuild leaves the old index, and the next build continues it).")
+                   "or stopped rebuild leaves the old index, and the next build continues it). "
+                   "Not with --vault.")
 @click.option("--wait", type=click.FloatRange(min=0), default=0, metavar="SECONDS",
               help="Wait up to SECONDS for another build's lock instead of skipping (exit 3 "
                    "on timeout).")
@@ -54,6 +55,10 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
         raise VqError(f"unknown vault {unknown[0]!r}", "see `vq vault list`")
     if not settings.vaults:
         raise NoVaults(settings.config_file)
+    if rebuild and vaults:  # its new tables would hold only those vaults
+        raise VqError("--rebuild rebuilds the whole index, not one vault",
+                      "run `vq build --rebuild` without --vault (the old index answers "
+                      "searches until it is done)")
     bar = make_progress("lines" if progress_lines else progress)
     stop, restore = _first_ctrl_c_stops()
     try:
@@ -82,6 +87,9 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
     for problem in result.problems:
         click.echo(shown(f"error: {problem['vault']}:{problem['path']}: {problem['reason']}"),
                    err=True)
+    if result.all_vaults:
+        click.echo("note: the chunker changed, so this build rebuilt every vault, not only "
+                   f"{', '.join(vaults)}", err=True)
     if result.continued_rebuild:
         click.echo(f"continued the stopped rebuild ({result.staged_files:,} files already "
                    "staged)", err=True)
