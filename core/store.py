@@ -240,6 +240,18 @@ def has_stage(location: str) -> bool:
     return os.path.isdir(os.path.join(location, STAGE_DIR))
 
 
+def staged_files(location: str) -> int | None:
+    """Files a stopped or killed rebuild has staged at ``location`` (read only, for
+    `vq status`; -1 when the stage does not read), or None when there is no stage."""
+    stage = os.path.join(location, STAGE_DIR)
+    if paths.is_uri(location) or not os.path.isdir(stage):
+        return None
+    try:
+        return int(connect(stage).open_table(FILES).count_rows())
+    except Exception:  # noqa: BLE001 - a stage that does not read: the next build drops it
+        return -1
+
+
 def open_stage(location: str, meta: IndexMeta,
                storage_options: Mapping[str, str] | None = None) -> Index | None:
     """The staged tables a stopped or killed rebuild left, to be continued and then

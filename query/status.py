@@ -46,6 +46,7 @@ class Status:
     embedded: int = 0           # chunks with their vectors; fewer while a build embeds
     progress: dict[str, Any] | None = None  # the running build's record (lock held)
     watch: dict[str, Any] | None = None  # the running watcher's state (``vq.core.watching``)
+    stopped_rebuild: int | None = None  # files a stopped rebuild staged (no build running)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -78,6 +79,8 @@ def read_status(settings: Settings, max_errors: int = 50) -> Status:
     if out.lock:
         usual = out.last_build["seconds"] if out.last_build else None
         out.lock_warning = overdue(settings.build_lock, usual, settings.build_max_seconds)
+    if not out.lock:  # a running rebuild's stage is its progress, not a stopped one
+        out.stopped_rebuild = store.staged_files(settings.index_dir)
     record = read_record(settings.build_lock)
     out.chunks = out.embedded = index.chunks.count_rows()
     if record is not None:  # only then can rows lack vectors: count them

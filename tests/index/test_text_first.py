@@ -267,6 +267,11 @@ def test_a_stopped_rebuild_keeps_the_old_index_and_the_next_plain_build_continue
     found = cli("--config", config, "search", "--json", "rollback release")
     assert found.exit_code == 0 and json.loads(found.stdout)
     assert "chunks embedded" not in found.stderr  # the old index, every row embedded
+    said = cli("--config", config, "status")
+    assert (f"rebuild stopped with {built.files_seen} files staged; the next `vq build` "
+            "continues it") in said.stdout
+    assert json.loads(cli("--config", config, "status", "--json").stdout)[
+        "stopped_rebuild"] == built.files_seen
 
     second = Recording(settings.model)
     resumed = locked_build(settings, encoder=second)
@@ -278,6 +283,7 @@ def test_a_stopped_rebuild_keeps_the_old_index_and_the_next_plain_build_continue
     assert new.chunks.count_rows(embed.PENDING) == 0
     assert _inode(settings) != old_inode, "the continued stage was not swapped in"
     assert new.builds.count_rows() == 3, "the build history was carried twice, or lost"
+    assert "rebuild stopped" not in cli("--config", config, "status").stdout
     whole = Recording(settings.model)
     assert locked_build(settings, rebuild=True, encoder=whole).continued_rebuild is False
     assert sorted(first.texts + second.texts) == sorted(whole.texts)

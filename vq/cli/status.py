@@ -63,6 +63,11 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
                    f"by text only{'' if st.lock else '; run `vq build`'})")
     if st.progress:
         click.echo(f"now    {_progress_line(st.progress)}")
+    if st.stopped_rebuild is not None:
+        staged = "a stage that does not read" if st.stopped_rebuild < 0 else \
+            f"{st.stopped_rebuild:,} files staged"
+        click.echo(f"rebuild stopped with {staged}; the next `vq build` continues it "
+                   "(this index answers until then)")
     click.echo(f"lock   {('held by ' + st.lock) if st.lock else 'free'}")
     if st.lock_warning:
         click.echo(f"warning {st.lock_warning}")
