@@ -178,10 +178,10 @@ def run_variant(config: Path, judge: Judge, variant: Variant,
     return {**code_score.summarise(list(ranks.values())), "ranks": ranks, "firsts": firsts}
 
 
-def measure(work: Path, names: list[str], sets: list[str] | None = None
-            ) -> dict[str, dict[str, dict]]:
+def measure(work: Path, names: list[str], sets: list[str] | None = None,
+            found: list[quality.Corpus] | None = None) -> dict[str, dict[str, dict]]:
     scores: dict[str, dict[str, dict]] = {}
-    for corpus in corpora(work, sets):
+    for corpus in corpora(work, sets) if found is None else found:
         config, _, _ = quality._build(corpus, work / corpus.name)
         judge = Judge(corpus)
         scores[corpus.name] = {}
@@ -193,10 +193,12 @@ def measure(work: Path, names: list[str], sets: list[str] | None = None
     return scores
 
 
-def misses(scores: dict[str, dict[str, dict]], name: str, work: Path) -> str:
-    """Every query whose first relevant hit is not at rank 1, with what ranked first."""
+def misses(scores: dict[str, dict[str, dict]], name: str, found: list[quality.Corpus]
+           ) -> str:
+    """Every query whose first relevant hit is not at rank 1, with what ranked first.
+    ``found``: the corpora measured (asking ``corpora`` again would copy them afresh)."""
     lines = []
-    for corpus in corpora(work, list(scores)):
+    for corpus in found:
         per = scores.get(corpus.name, {}).get(name)
         if per is None:
             continue
@@ -231,12 +233,13 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in VARIANTS and n not in UNITS]
     if unknown:
         ap.error(f"unknown variant(s) {unknown}: choose from {[*VARIANTS, *UNITS]}")
-    scores = measure(work, names, [s for s in args.sets.split(",") if s])
+    found = corpora(work, [s for s in args.sets.split(",") if s])
+    scores = measure(work, names, found=found)
     choice = fusion.ship(scores, names, gain=args.gain)
     print(render(scores, names))
     print(json.dumps(choice))
     if args.misses:
-        print(misses(scores, "baseline", work))
+        print(misses(scores, "baseline", found))
     if args.json:
         save_json(args.json, {"scores": scores, "choice": choice})
     return 0
