@@ -5,8 +5,10 @@ the signals scored 0 stays below every hit they scored above 0.
 
 * **Definitions named by the query count double.** An identifier-like query
   term (``parse_config``, ``Index.open``, ``camelCase``, ``name()``, or a
-  one-word query) that names a chunk's symbol (or its last dotted part)
-  multiplies that definition's score by ``DEFINES``. Definitions the pools
+  one-word query) that names a chunk's symbol (or its last dotted part), or
+  names it qualified by its module (``validators.validates``: ``validates`` in
+  ``validators.py`` or under ``validators/``), multiplies that definition's
+  score by ``DEFINES``. Definitions the pools
   missed are looked up by symbol and scored by the same signals
   (``vq.query.search``), so they join the fusion, not the top.
 * **Tests, examples and vendored code below the implementation**, unless the
@@ -52,16 +54,47 @@ def _identifier_like(term: str) -> bool:
             or term.isupper() and len(term) > 3)
 
 
+def module_splits(term: str) -> list[tuple[str, str]]:
+    """A dotted term read as module path + symbol: ``validators.validates`` is
+    ``validates`` in module ``validators``; ``a.b.C.f`` is tried as ``C.f`` in ``a/b``
+    and as ``b.C.f`` in ``a`` (and ``f`` in ``a/b/C``)."""
+    parts = term.split(".")
+    return [("/".join(parts[:k]), ".".join(parts[k:])) for k in range(1, len(parts))]
+
+
+def _is_symbol(symbol: str, name: str) -> bool:
+    return symbol == name or symbol.endswith("." + name)
+
+
+def _in_module(path: str, module: str) -> bool:
+    """``module`` (``a/b``) is a folder on the path or the file's own stem."""
+    slashed = "/" + path
+    stem = slashed.rsplit(".", 1)[0] if "." in slashed.rsplit("/", 1)[-1] else slashed
+    return f"/{module}/" in slashed or stem.endswith("/" + module)
+
+
 def symbol_filter(terms: Iterable[str]) -> str | None:
-    """SQL matching chunks whose symbol is one of ``terms`` (or ends with ``.term``)."""
-    parts = [f"symbol = {sql_str(t)} OR symbol LIKE {sql_str('%.' + t)}" for t in terms]
+    """SQL matching chunks whose symbol is one of ``terms`` (or ends with ``.term``), or
+    is a dotted term's symbol part in a file of its module part (``module_splits``)."""
+    parts = []
+    for t in terms:
+        parts.append(f"symbol = {sql_str(t)} OR symbol LIKE {sql_str('%.' + t)}")
+        for module, name in module_splits(t):
+            where_module = " OR ".join(f"path LIKE {sql_str(p)}" for p in (
+                f"{module}/%", f"%/{module}/%", f"{module}.%", f"%/{module}.%"))
+            parts.append(f"((symbol = {sql_str(name)} OR symbol LIKE {sql_str('%.' + name)})"
+                         f" AND ({where_module}))")
     return " OR ".join(parts) or None
 
 
-def names(symbol: str | None, terms: Iterable[str]) -> bool:
+def names(symbol: str | None, terms: Iterable[str], path: str = "") -> bool:
+    """Whether a definition is one the query names: by its symbol, or by a dotted term
+    that qualifies the symbol with its module (``validators.validates``)."""
     if not symbol:
         return False
-    return any(symbol == t or symbol.endswith("." + t) for t in terms)
+    return any(_is_symbol(symbol, t) or any(
+        _is_symbol(symbol, name) and _in_module(path, module)
+        for module, name in module_splits(t)) for t in terms)
 
 
 def secondary(path: str, query: str) -> bool:
@@ -80,7 +113,7 @@ def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]
         if secondary(row["path"], query):
             factor *= SECONDARY
             notes["secondary"] = SECONDARY
-        if names(row.get("symbol"), terms):
+        if names(row.get("symbol"), terms, row["path"]):
             factor *= DEFINES
             notes["defines"] = DEFINES
         row["_score"] *= factor

@@ -141,3 +141,37 @@ def test_a_files_code_hits_are_capped_when_other_files_have_some(tmp_path, build
                       Query("retry_request url", method="hybrid")).hits
     assert [h.score for h in uncapped] == sorted((h.score for h in uncapped), reverse=True)
     assert not any("capped" in h.signals.get("code", {}) for h in uncapped)
+
+
+MODULES = {
+    "pkg/validators.py": '''
+        def validator_for(schema):
+            """Pick the validators class for a schema: validators validate, validates."""
+            return VALIDATORS.get(schema.get("$schema"), Draft7Validator)
+
+
+        def validates(version):
+            """Register the decorated class for a meta-schema version."""
+            def register(cls):
+                VALIDATORS[version] = cls
+                return cls
+            return register
+        ''',
+    "pkg/keywords.py": '''
+        def validates(instance, validators):
+            """Run the validators: validates the instance with validators, the validators
+            each validating it, as validators do when the schema validates."""
+            return all(v(instance) for v in validators)
+        ''',
+}
+
+
+def test_a_module_qualified_name_ranks_that_module_s_definition_first(tmp_path, build):
+    """``validators.validates`` names ``validates`` in validators.py: the namesake in
+    another module that repeats both words does not come first."""
+    settings = make(tmp_path, MODULES)
+    assert build(settings).outcome == "ok"
+    for method in ("lexical", "hybrid"):
+        first = search(settings, Query("validators.validates", method=method)).hits[0]
+        assert (first.path, first.symbol) == ("pkg/validators.py", "validates"), method
+        assert first.signals["code"]["defines"] > 1

@@ -30,3 +30,24 @@ def test_a_named_definition_that_no_signal_scored_stays_below_every_scored_hit()
 def test_a_named_definition_does_not_jump_a_hit_scoring_more_than_twice_it():
     order, table = rows(("m", "a.py", "g", 0.9), ("d", "b.py", "parse_config", 0.3))
     assert code_rank.adjust(order, table, "parse_config", ["parse_config"]) == ["m", "d"]
+
+
+def test_a_module_qualified_name_names_the_definition_in_that_module_only():
+    """``validators.validates`` is ``validates`` in validators.py (or under validators/):
+    the one in another module, and a definition merely in that module, are not named."""
+    order, table = rows(("other", "pkg/_keywords.py", "validates", 0.5),
+                        ("near", "pkg/validators.py", "validator_for", 0.45),
+                        ("d", "pkg/validators.py", "validates", 0.3),
+                        ("pkg", "lib/validators/core.py", "Validator.validates", 0.2))
+    got = code_rank.adjust(order, table, "validators.validates", ["validators.validates"])
+    assert got[0] == "d"
+    assert "code" not in table["other"]["_signals"] and "code" not in table["near"]["_signals"]
+    assert table["pkg"]["_signals"]["code"] == {"defines": code_rank.DEFINES}
+    where = code_rank.symbol_filter(["validators.validates"])
+    assert "symbol = 'validates'" in where and "path LIKE '%/validators.%'" in where
+
+
+def test_module_splits_read_each_prefix_as_a_module_path():
+    assert code_rank.module_splits("a.b.C.f") == [("a", "b.C.f"), ("a/b", "C.f"),
+                                                  ("a/b/C", "f")]
+    assert code_rank.module_splits("plain") == []
