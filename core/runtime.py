@@ -111,6 +111,13 @@ def service_log() -> Path:
     return runtime_dir() / "serve.log"
 
 
+def silent_file(create: bool = True) -> Path:
+    """Where a client that timed out on the service notes it (its pid, when), so the
+    user's other processes skip that service for a while instead of each waiting out
+    the deadline (``vq.query.service.client``)."""
+    return runtime_dir(create) / "serve.silent"
+
+
 def dashboard_file(index_dir: str, create: bool = True) -> Path:
     """Where a service that serves the dashboard leaves its URL and token for `vq ui`
     (``write_private``; read back only through ``read_private``)."""

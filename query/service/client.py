@@ -8,8 +8,10 @@ client can try the service before it imports anything heavy.
 Everything fails soft: no socket, a stale one, a busy or wedged service, an
 answer for other settings: ``None``, and the caller does the work in-process.
 A service that does not answer (stopped with SIGSTOP, wedged) costs one
-deadline per process, not one per request, and none when its process is seen
-stopped: a search used to wait two 20 s deadlines.
+deadline, not one per request or per process: the client that timed out notes the
+service's pid in ``serve.silent`` and every process of the user leaves that service
+alone for ``SILENT_SECONDS`` (a reply, or another service, ends it early); none when
+its process is seen stopped. A search used to wait two 20 s deadlines.
 A full listen queue (EAGAIN) or a refused connect while the service is alive
 (it holds its lock) is retried until the deadline; a refused connect with
 nobody holding the lock means the socket is stale, and it is removed.
@@ -44,7 +46,8 @@ def request(message: dict[str, Any], deadline: float = DEADLINE) -> dict[str, An
     quiet = _silent.get(str(path))
     if (quiet is not None and time.monotonic() - quiet < SILENT_SECONDS) or not path.exists():
         return None
-    if stopped():
+    patient = deadline >= DEADLINE  # a search's wait; a 2 s info ask neither notes nor skips
+    if stopped() or (patient and _marked_silent()):
         return None
     end = time.monotonic() + deadline
     pause = CONNECT_RETRY[0]
@@ -56,7 +59,36 @@ def request(message: dict[str, Any], deadline: float = DEADLINE) -> dict[str, An
         pause = min(pause * 2, CONNECT_RETRY[1])
     if reply == "timeout":
         _silent[str(path)] = time.monotonic()  # this process works without it for a while
+        if patient:
+            _mark_silent()  # and so do the user's other processes
+    elif isinstance(reply, dict):
+        with contextlib.suppress(OSError):  # it answers again: nobody need skip it
+            runtime.silent_file(create=False).unlink()
     return reply if isinstance(reply, dict) and reply.get("ok") else None
+
+
+def _mark_silent() -> None:
+    pid = runtime.lock_holder()
+    if pid is not None:
+        with contextlib.suppress(OSError):
+            runtime.write_private(runtime.silent_file(),
+                                  json.dumps({"pid": pid, "at": time.time()}))
+
+
+def _marked_silent() -> bool:
+    """Another process of this user timed out on the service that holds the lock now,
+    less than ``SILENT_SECONDS`` ago. A note for another pid (a new service) is ignored."""
+    from vq.core.errors import ServiceFileUnsafe
+
+    try:
+        text = runtime.read_private(runtime.silent_file(create=False), 256)
+        note = json.loads(text) if text else None
+    except (OSError, ValueError, ServiceFileUnsafe):
+        return False  # none, unreadable, or not only ours: ask the service as usual
+    if not isinstance(note, dict) or note.get("pid") != runtime.lock_holder():
+        return False
+    age = time.time() - float(note.get("at", 0))
+    return 0 <= age < SILENT_SECONDS
 
 
 def stopped() -> int | None:

@@ -16,6 +16,7 @@ import pwd
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -103,9 +104,11 @@ def test_a_stopped_service_is_not_asked_and_status_says_not_answering(
         assert "not answering" in run_vq("--config", cfg, "status").stdout
 
 
-def test_a_service_that_timed_out_costs_one_deadline_per_process(short_home, monkeypatch):
+def test_a_service_that_timed_out_costs_one_deadline_for_all_processes(short_home,
+                                                                        monkeypatch):
     """A wedged service (alive, holding its lock, never answering): one timeout, then
-    the process leaves it alone instead of waiting again for the next request."""
+    this process and the user's others (through the 0600 note) leave it alone instead
+    of each waiting out the deadline again."""
     lock = runtime.start_lock()
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -114,12 +117,23 @@ def test_a_service_that_timed_out_costs_one_deadline_per_process(short_home, mon
     listener.bind(str(runtime.service_socket()))
     listener.listen(8)  # accepts into the queue; nobody ever answers
     monkeypatch.setattr(client, "_silent", {})
+    monkeypatch.setattr(client, "DEADLINE", 0.5)  # a search's deadline, short for the test
     try:
         assert client.request({"op": "info"}, deadline=0.5) is None
         asked = []
         real = client._attempt
         monkeypatch.setattr(client, "_attempt", lambda *a: asked.append(a) or real(*a))
-        assert client.request({"op": "info"}) is None and asked == []
+        assert client.request({"op": "info"}, deadline=0.5) is None and asked == []
+        # another process of the user: it reads the note instead of waiting again
+        monkeypatch.setattr(client, "_silent", {})
+        note = runtime.silent_file()
+        assert stat.S_IMODE(note.stat().st_mode) == 0o600
+        assert client.request({"op": "info"}, deadline=0.5) is None and asked == []
+        # a note about another service (a new pid holds the lock) is not believed
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getppid()).encode())
+        assert client.request({"op": "info"}, deadline=0.5) is None and len(asked) == 1
     finally:
         listener.close()
         os.close(fd)
