@@ -54,6 +54,8 @@ def stop_server(proc):
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
+    if proc.stderr is not None and not proc.stderr.closed:
+        proc.stderr.close()
 
 
 @pytest.fixture(scope="module")
@@ -288,7 +290,9 @@ def test_four_racing_searches_autostart_exactly_one_service(built, config_file, 
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for _ in range(4)]
     try:
-        assert [p.wait(timeout=300) for p in procs] == [0, 0, 0, 0]
+        for p in procs:
+            p.communicate(timeout=300)  # and close its pipes
+        assert [p.returncode for p in procs] == [0, 0, 0, 0]
         info = wait_for(lambda: client.info())
         assert _services(config_file) == [info["pid"]]
         assert info["idle_minutes"] == 30
@@ -325,9 +329,9 @@ def test_an_idle_service_exits_by_itself(built, tmp_path, own_runtime):
                             stderr=subprocess.PIPE, text=True)
     try:
         code = proc.wait(timeout=300)  # 0.6 s without a request, then a clean exit
+        err = proc.stderr.read()
     finally:
         stop_server(proc)
-    err = proc.stderr.read()
     assert code == 0, err
     assert "stopped; socket removed" in err
     assert not service_socket().exists()
