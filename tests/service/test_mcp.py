@@ -235,7 +235,10 @@ def test_search_while_a_build_writes(built, config_file, vault, tmp_path):
     finally:
         if builder.poll() is None:
             builder.kill()
-    assert builder.wait(timeout=60) == 0
+        code = builder.wait(timeout=60)
+        builder.stdin.close()
+        builder.stdout.close()
+    assert code == 0
     assert any(p.startswith("gen") for p in first)        # a commit from another process
     assert calls > 0
     assert any("round 1" in s for s in last)

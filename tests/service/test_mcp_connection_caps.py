@@ -12,43 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import os
 import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 
 import pytest
 
 from tests.conftest import one_note_index
 from tests.flood import kept_after_flood
-from tests.service.test_mcp_http import INIT, free_port
+from tests.service.test_mcp_http import INIT, http_server
 
 TOKEN = "a-long-enough-test-token-0123456789"
-
-
-@contextlib.contextmanager
-def server(cfg, *options: str) -> Iterator[tuple[subprocess.Popen, int]]:
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(cfg), "mcp",
-                             "--http", f"127.0.0.1:{port}", *options],
-                            env={**os.environ, "VQ_MCP_TOKEN": TOKEN},
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 90
-        while proc.poll() is None and time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)  # poll interval, bounded by the deadline
-        assert proc.poll() is None, proc.stderr.read()
-        yield proc, port
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        proc.stderr.close()
+ENV = {"VQ_MCP_TOKEN": TOKEN}
 
 
 def initialize(port: int, source: str) -> int:
@@ -69,8 +42,8 @@ def cfg(tmp_path, test_models):
 
 
 def test_a_silent_flood_is_capped_per_peer_and_others_are_still_served(cfg):
-    with server(cfg, "--max-per-peer", "8", "--max-connections", "20",
-                "--header-timeout", "600") as (proc, port):
+    with http_server(cfg, "127.0.0.1", "--max-per-peer", "8", "--max-connections", "20",
+                     "--header-timeout", "600", env=ENV) as port:
         flood = [socket.create_connection(("127.0.0.1", port)) for _ in range(60)]
         try:
             kept = kept_after_flood(flood, 8, 60)
@@ -82,7 +55,7 @@ def test_a_silent_flood_is_capped_per_peer_and_others_are_still_served(cfg):
 
 
 def test_a_connection_that_sends_no_request_is_closed_after_the_header_timeout(cfg):
-    with server(cfg, "--header-timeout", "1") as (proc, port):
+    with http_server(cfg, "127.0.0.1", "--header-timeout", "1", env=ENV) as port:
         silent = socket.create_connection(("127.0.0.1", port))
         slow = socket.create_connection(("127.0.0.1", port))
         slow.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the rest

@@ -41,11 +41,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server(config_file: Any, bind: str, *extra: str) -> Iterator[int]:
+def http_server(config_file: Any, bind: str, *extra: str,
+                env: dict[str, str] | None = None) -> Iterator[int]:
+    """`vq mcp --http` on a free port, answering connections, for the ``with`` body."""
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "vq", "--config", str(config_file),
                                "mcp", "--http", f"{bind}:{port}", *extra],
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, **(env or {})})
     try:
         deadline = time.monotonic() + 90
         while server.poll() is None and time.monotonic() < deadline:
@@ -59,6 +62,7 @@ def http_server(config_file: Any, bind: str, *extra: str) -> Iterator[int]:
     finally:
         server.terminate()
         server.wait(timeout=30)
+        server.stderr.close()
 
 
 def post(port: int, headers: dict[str, str]) -> int:

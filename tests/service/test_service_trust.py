@@ -199,6 +199,8 @@ def test_a_wedged_service_never_hangs_a_search(xdg):
         threading.Thread(target=lambda: held.append(server.accept()), daemon=True).start()
         assert client.request({"op": "info"}, deadline=0.5) is None
         assert path.exists()  # alive (the lock is held): not mistaken for a stale socket
+    for conn, _ in held:
+        conn.close()
 
 
 def test_a_full_listen_queue_is_retried_then_given_up(xdg, monkeypatch):
