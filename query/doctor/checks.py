@@ -95,6 +95,7 @@ def run_checks(config: str | None = None, overrides: Mapping[str, Any] | None = 
     _guard(report, "lock", lambda: report.checks.append(lock_check(settings, usable)))
     if index is not None and not isinstance(index, Check):
         _guard(report, "last build", lambda: report.checks.append(build_check(index)))
+    _guard(report, "stopped rebuild", lambda: report.checks.extend(rebuild_check(settings)))
     _guard(report, "schedule", lambda: report.checks.extend(schedule_checks()))
     _guard(report, "warm service", lambda: report.checks.append(service_check(settings)))
     _guard(report, "watcher", lambda: report.checks.append(watch_check(settings)))
@@ -478,6 +479,20 @@ def build_check(index: Any) -> Check:
     status = WARN if b["outcome"] == "interrupted" else FAIL
     return Check("last build", status, detail + (f": {error}" if error else ""),
                  "run `vq build` and read its error (cron builds log to their log file)")
+
+
+def rebuild_check(settings: Settings) -> list[Check]:
+    """A rebuild stopped or killed before its swap: its stage waits for the next build,
+    and the last build the index records (the old index's) says nothing of it."""
+    from vq.core import store
+    from vq.core.lock import lock_state
+
+    staged = store.staged_files(settings.index_dir)
+    if staged is None or lock_state(settings.build_lock):  # none, or the running build's
+        return []
+    what = "a stage that does not read" if staged < 0 else f"{staged:,} files staged"
+    return [Check("stopped rebuild", WARN, f"{what}; the index answers from the old tables "
+                  "until it is done", f"{BUILD_FIX} (it continues the rebuild)")]
 
 
 LEGACY_UNITS = ("vq-build.service", "vq-build.timer", "vq-schedule.service")

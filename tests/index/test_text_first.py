@@ -272,6 +272,8 @@ def test_a_stopped_rebuild_keeps_the_old_index_and_the_next_plain_build_continue
             "continues it") in said.stdout
     assert json.loads(cli("--config", config, "status", "--json").stdout)[
         "stopped_rebuild"] == built.files_seen
+    doctor = cli("--config", config, "doctor", "--no-model").stdout
+    assert "stopped rebuild" in doctor and f"{built.files_seen} files staged" in doctor
 
     second = Recording(settings.model)
     resumed = locked_build(settings, encoder=second)
@@ -284,6 +286,7 @@ def test_a_stopped_rebuild_keeps_the_old_index_and_the_next_plain_build_continue
     assert _inode(settings) != old_inode, "the continued stage was not swapped in"
     assert new.builds.count_rows() == 3, "the build history was carried twice, or lost"
     assert "rebuild stopped" not in cli("--config", config, "status").stdout
+    assert "stopped rebuild" not in cli("--config", config, "doctor", "--no-model").stdout
     whole = Recording(settings.model)
     assert locked_build(settings, rebuild=True, encoder=whole).continued_rebuild is False
     assert sorted(first.texts + second.texts) == sorted(whole.texts)
