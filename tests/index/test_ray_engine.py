@@ -202,8 +202,7 @@ def test_a_killed_driver_leaves_an_index_the_next_build_repairs(pair, reference,
         "address": cluster, "batch_size": 2})
     watch = harness.Watch(cfg, index)  # a real `vq build` joining this module's cluster
     assert watch.until(lambda: len(watch.changes) >= 4), watch.proc.communicate()[1][-2000:]
-    watch.proc.send_signal(signal.SIGKILL)
-    watch.proc.wait(timeout=60)
+    watch.kill()  # SIGKILL, reaped, its stderr pipe closed
     settings = load_settings(str(cfg))
     assert store.exists(settings.index_dir)
     again = locked_build(settings)  # Ray again: the killed driver's lock is gone

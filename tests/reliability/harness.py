@@ -129,10 +129,19 @@ class Watch:
             if done():
                 return True
             if time.monotonic() > deadline:
-                self.proc.kill()
+                self.kill()
                 raise TimeoutError(f"vq build still running after {timeout:.0f}s")
             time.sleep(0.005)  # polling interval of the watcher, not a wait for an event
         return False
+
+    def kill(self) -> None:
+        """SIGKILL the build if it still runs, reap it and close its stderr pipe (left
+        open, the garbage collector reports it in whichever test runs then)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=60)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
 
 
 @dataclass
@@ -272,9 +281,5 @@ def run_seed(workdir: Path, seed: int, timing: dict[str, Timing], files: int = 4
 def _kill(watch: Watch, mode: str, alive: bool) -> Kill:
     """SIGKILL the watched build now (if it still runs) and say when and where it died."""
     at = time.monotonic() - watch.started
-    if alive:
-        watch.proc.send_signal(signal.SIGKILL)
-    watch.proc.wait(timeout=60)
-    if watch.proc.stderr is not None:
-        watch.proc.stderr.close()
+    watch.kill()
     return Kill(mode, round(at, 3) if alive else 0.0, len(watch.changes), alive)

@@ -66,6 +66,20 @@ def python(code: str, *args: str | Path) -> subprocess.Popen:
                             cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)
 
 
+def finish(proc: subprocess.Popen, timeout: float) -> tuple[int, str]:
+    """Wait for a `python` process, reading its stderr as it goes (a full pipe would stall
+    it); returns (exit code, stderr). Whatever happens (a timeout too), the process is
+    reaped and its pipe closed, so no unclosed file is left for the garbage collector."""
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    return proc.returncode, err
+
+
 def run(workdir: Path, rounds: int = 4, methods: tuple[str, ...] = ("lexical", "hybrid"),
         grace_minutes: float = 0.02, timeout: float = 600, model: str | None = None) -> dict:
     """Returns {"searches", "errors", "unknown_ids", "builds"} over all readers."""
@@ -76,19 +90,19 @@ def run(workdir: Path, rounds: int = 4, methods: tuple[str, ...] = ("lexical", "
                                    f"cleanup_grace_minutes: {grace_minutes}")
     cfg.write_text(text)
     log, stop = workdir / "committed.jsonl", workdir / "stop"
-    first = python(WRITER, cfg, vault, log, 1)
-    assert first.wait(timeout=timeout) == 0, first.stderr.read()[-2000:]
+    code, err = finish(python(WRITER, cfg, vault, log, 1), timeout)
+    assert code == 0, err[-2000:]
     outs = [workdir / f"reader{i}.json" for i in range(len(methods))]
     readers = [python(READER, cfg, m, stop, o) for m, o in zip(methods, outs, strict=True)]
     writer = python(WRITER, cfg, vault, log, rounds)
     try:
-        code = writer.wait(timeout=timeout)
-        assert code == 0, writer.stderr.read()[-2000:]
+        code, err = finish(writer, timeout)
+        assert code == 0, err[-2000:]
     finally:
         stop.touch()
-    deadline = time.monotonic() + timeout
-    for r in readers:
-        r.wait(timeout=max(1.0, deadline - time.monotonic()))
+        deadline = time.monotonic() + timeout
+        for r in readers:
+            finish(r, max(1.0, deadline - time.monotonic()))
     committed = set().union(*(json.loads(line) for line in log.read_text().splitlines()))
     results = [json.loads(o.read_text()) for o in outs]
     seen = set().union(*(r["seen"] for r in results))

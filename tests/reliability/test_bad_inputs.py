@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -108,26 +108,30 @@ def test_malformed_config_changes_nothing_on_disk(tmp_path, built, cli, config_f
     assert store.open_index(built.index_dir).chunks.version == before
 
 
-def _drop_read_override() -> None:
-    """preexec_fn: take away root's licence to read any file (CAP_DAC_OVERRIDE and
-    CAP_DAC_READ_SEARCH leave the bounding set, so the exec'd process never has them):
-    a mode-000 file is then unreadable to root as it is to every other user."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    for cap in (1, 2):
-        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+# Drops root's licence to read any file (CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH leave
+# the bounding set, so the program it then execs never has them): a mode-000 file is then
+# unreadable to root as it is to every other user. A trampoline process rather than a
+# preexec_fn: that would fork this test process, which has lance loaded (not fork-safe).
+_DROP_READ_OVERRIDE = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for cap in (1, 2):
+    if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+        sys.exit(f"prctl(PR_CAPBSET_DROP): {os.strerror(ctypes.get_errno())}")
+os.execvp(sys.argv[1], sys.argv[1:])
+"""
 
 
-def _unprivileged() -> dict:
-    """subprocess kwargs under which permission bits bite, also when the suite runs as root
+def _unprivileged() -> list[str]:
+    """A command prefix under which permission bits bite, also when the suite runs as root
     (CI does); skips where neither holds."""
     if os.geteuid() != 0:
-        return {}
-    try:
-        subprocess.run(["true"], preexec_fn=_drop_read_override, check=True)
-    except (subprocess.SubprocessError, OSError) as exc:
-        pytest.skip(f"running as root and cannot drop CAP_DAC_OVERRIDE here: {exc}")
-    return {"preexec_fn": _drop_read_override}
+        return []
+    prefix = [sys.executable, "-c", _DROP_READ_OVERRIDE]
+    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"running as root and cannot drop CAP_DAC_OVERRIDE here: {probe.stderr}")
+    return prefix
 
 
 def test_unreadable_file_is_reported_then_indexed_once_readable(tmp_path, test_models):
@@ -141,7 +145,8 @@ def test_unreadable_file_is_reported_then_indexed_once_readable(tmp_path, test_m
     cfg = write_config(tmp_path / "p.yaml", {"index_dir": str(tmp_path / "index"),
                                              "model": test_models,
                                              "vaults": {"v": {"path": str(root)}}})
-    result = run_vq("--config", cfg, "build", "--json", **_unprivileged())
+    result = subprocess.run([*_unprivileged(), sys.executable, "-m", "vq", "--config", str(cfg),
+                             "build", "--json"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     problems = json.loads(result.stdout)["problems"]
     assert [(p["path"], "permission denied" in p["reason"]) for p in problems] == [

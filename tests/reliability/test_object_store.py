@@ -241,18 +241,19 @@ def test_readers_keep_searching_while_the_writer_commits(tmp_path, s3_uri, test_
     cfg.write_text(cfg.read_text().replace("cleanup_grace_minutes: 0",
                                            "cleanup_grace_minutes: 0.02"))
     log, stop = tmp_path / "committed.jsonl", tmp_path / "stop"
-    first = readers.python(readers.WRITER, cfg, vault, log, 1)
-    assert first.wait(timeout=600) == 0, first.stderr.read()[-2000:]
+    code, err = readers.finish(readers.python(readers.WRITER, cfg, vault, log, 1), 600)
+    assert code == 0, err[-2000:]
     outs = [tmp_path / f"reader-{m}.json" for m in ("lexical", "hybrid")]
     procs = [readers.python(readers.READER, cfg, m, stop, o)
              for m, o in zip(("lexical", "hybrid"), outs, strict=True)]
     writer = readers.python(readers.WRITER, cfg, vault, log, 2)
     try:
-        assert writer.wait(timeout=600) == 0, writer.stderr.read()[-2000:]
+        code, err = readers.finish(writer, 600)
+        assert code == 0, err[-2000:]
     finally:
         stop.touch()
         for proc in procs:
-            proc.wait(timeout=300)
+            readers.finish(proc, 300)
     committed = set().union(*(json.loads(line) for line in log.read_text().splitlines()))
     results = [json.loads(o.read_text()) for o in outs]
     assert [r["errors"] for r in results] == [[], []]

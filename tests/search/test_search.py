@@ -139,14 +139,21 @@ def test_search_during_a_concurrent_build_never_errors(tmp_path, vault, test_mod
         print("done", flush=True)
         """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "ready"  # "" if it died on the way
-    searches = 0
-    deadline = time.monotonic() + 240
-    while proc.poll() is None and time.monotonic() < deadline:
-        hits = top(settings, "release notes", "lexical", limit=5)
-        assert hits and all(h.start_line >= 1 for h in hits)
-        searches += 1
-    assert proc.wait(timeout=60) == 0 and proc.stdout.read().strip() == "done"
+    try:
+        assert proc.stdout.readline().strip() == "ready"  # "" if it died on the way
+        searches = 0
+        deadline = time.monotonic() + 240
+        while proc.poll() is None and time.monotonic() < deadline:
+            hits = top(settings, "release notes", "lexical", limit=5)
+            assert hits and all(h.start_line >= 1 for h in hits)
+            searches += 1
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0 and out.strip() == "done"
+    finally:  # reaped and its pipe closed on every path, a failed assertion's too
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=60)
+        proc.stdout.close()
     assert searches > 0
     assert any(h.path.startswith("gen") for h in top(settings, "round 3 release notes", "lexical"))
 
