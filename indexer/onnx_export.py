@@ -93,11 +93,19 @@ def clear_temps(out: Path) -> None:
             partial.unlink(missing_ok=True)
 
 
+def _tokenized(st_model: Any, texts: list[str]) -> Any:
+    """The model's inputs for ``texts``: ``preprocess`` where sentence-transformers has
+    it (6.x, where ``tokenize`` prints a deprecation line into the user's build output),
+    else ``tokenize`` (3.x to 5.x, which the dependency range allows)."""
+    preprocess = getattr(st_model, "preprocess", None)
+    return preprocess(texts) if preprocess is not None else st_model.tokenize(texts)
+
+
 def _export(out: Path, model_name: str, st_model: Any) -> Path:
     import torch
 
     cpu = copy.deepcopy(st_model).float().to("cpu").eval()
-    sample = cpu.tokenize(["a query", "a somewhat longer sample text for tracing"])
+    sample = _tokenized(cpu, ["a query", "a somewhat longer sample text for tracing"])
     args = tuple(sample[name] for name in INPUTS if name in sample)
     names = [name for name in INPUTS if name in sample]
     tmp = out / f"model.onnx.tmp-{os.getpid()}"

@@ -95,3 +95,19 @@ def test_a_model_that_is_not_mean_pooled_is_not_exported(encoder):
     fake = Fake([Transformer(), Pooling()])
     assert onnx_export.exportable(fake) == "pooling is not mean pooling"
     assert onnx_export.exportable(encoder.model) is None
+
+
+def test_the_export_tokenizes_without_the_deprecated_call(encoder, monkeypatch):
+    """sentence-transformers 6 prints "The `tokenize` method is deprecated" into the
+    user's first build: the export asks ``preprocess`` where the library has it."""
+    import copy
+
+    model = copy.copy(encoder.model)
+
+    def deprecated(*args, **kwargs):
+        raise AssertionError("tokenize called")
+    monkeypatch.setattr(model, "tokenize", deprecated)
+    sample = onnx_export._tokenized(model, ["a query"])
+    assert sample["input_ids"].shape[0] == 1
+    older = type("Older", (), {"tokenize": lambda self, texts: {"n": len(texts)}})()
+    assert onnx_export._tokenized(older, ["a", "b"]) == {"n": 2}  # sentence-transformers < 6
