@@ -130,10 +130,18 @@ def available(name: str) -> bool:
     return _parser(name) is not None
 
 
+# tree-sitter-bash 0.25.1 crashes the process (SIGSEGV, not an exception) on some text
+# holding a code point from plane 3 up (`{` then U+FEA9C is enough): a shell script with
+# one goes to the line chunker instead (docs/decisions.md#bash-high-planes)
+_UNSAFE = {"shell": re.compile("[\U00030000-\U0010FFFF]")}
+
+
 def definitions(lines: Sequence[str], name: str, limits: Limits) -> list[Definition] | None:
-    """Tiles of the file (see the module docstring); None when ``name`` has no grammar."""
+    """Tiles of the file (see the module docstring); None when ``name`` has no grammar,
+    or its grammar is known to crash on this text (``_UNSAFE``)."""
     parser = _parser(name)
-    if parser is None:
+    unsafe = _UNSAFE.get(name)
+    if parser is None or (unsafe is not None and any(unsafe.search(line) for line in lines)):
         return None
     source = "\n".join(lines).encode("utf-8", "replace")
     root = parser.parse(source).root_node
@@ -209,6 +217,7 @@ class _Tiler:
                     prev = found[-1]
                     end = max(prev.definition.span[1], last)
                     prev.definition = replace(prev.definition, span=(prev.definition.span[0], end))
+                    floor = end  # the next definition starts below the merged end
                 continue
             top = self._climb(attached, first, floor)
             doc = definition.doc or self._comment_doc(attached, top)
