@@ -6,6 +6,8 @@ text is exactly its lines, ranges never overlap, and no non-blank line is lost.
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +17,12 @@ from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.indexer.handlers.text import text_handler
 
-FUZZ = settings(max_examples=200, deadline=None)
+# The suite runs the same examples every time (a suite that fails on one run in forty is
+# a failing suite); `VQ_FUZZ_RANDOM=1` explores new ones, as a fuzzing session does:
+# `VQ_FUZZ_RANDOM=1 pytest tests/index -k "invariants or never_breaks" --hypothesis-seed=N`
+# over many N found the bash grammar crash and the Java overlap (decisions#bash-high-planes).
+EXPLORE = bool(os.environ.get("VQ_FUZZ_RANDOM"))
+FUZZ = settings(max_examples=200, deadline=None, derandomize=not EXPLORE)
 
 MARKDOWN_LINES = [
     "---",
