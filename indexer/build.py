@@ -66,7 +66,8 @@ class BuildSummary:
     # a stopped or killed rebuild's stage was continued, holding this many files' rows
     continued_rebuild: bool = False
     staged_files: int = 0
-    # a build asked for some vaults (--vault) became a rebuild (a new chunker) of all
+    # a build asked for some vaults (--vault) became a rebuild of all (a new chunker, or
+    # a stopped rebuild continued)
     all_vaults: bool = False
     # how the plan was made: "walk" (walk + manifest), "walk cache" (the last clean
     # build's walk found again: nothing read), "paths" (only the watcher's paths)
@@ -151,10 +152,10 @@ class Builder:
             self.engine.close()
 
     def _staged(self, vault_ids: tuple[str, ...]) -> BuildSummary:
-        index = self.open_index(vault_ids)
-        if self.summary.rebuilt and vault_ids:  # new tables: a build of one vault would
-            vault_ids = ()                      # swap in an index without the others
-            self.summary.all_vaults = True
+        index = self.open_index()
+        if self.summary.rebuilt and vault_ids:  # new tables (or a stage continued): one
+            vault_ids = ()                      # vault's build would swap in an index
+            self.summary.all_vaults = True      # without the others
         summary = self._run(index, vault_ids)  # raising, it keeps the stage as a kill does
         if summary.outcome == "ok":
             store.swap_in(index)
@@ -236,12 +237,12 @@ class Builder:
             clean = noop.is_empty(plan)
             cache.save(noop.clean_record(index, self.settings) if clean else None)
 
-    def open_index(self, vault_ids: tuple[str, ...] = ()) -> store.Index:
+    def open_index(self) -> store.Index:
         """Continue a stopped rebuild's stage, or open the index, or create it; refuse
-        one built by another model or schema. A build of some vaults only leaves a
-        stage for the next whole build: swapped in, it would lack the other vaults."""
+        one built by another model or schema. Either rebuild covers every vault
+        (``_staged``), so a build asked for some vaults continues a stage too."""
         location = self.settings.index_dir
-        staged = None if vault_ids else self._continue_stage(location)
+        staged = self._continue_stage(location)
         if staged is not None:
             return staged
         if not self.rebuild and store.exists_for(self.settings):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import write_config
-from tests.index.test_text_first import Recording
+from tests.index.test_text_first import Recording, small_batches  # noqa: F401 - a fixture
 from tests.reliability.harness import write_vault
 from vq.core import store
 from vq.jobs.runner import locked_build
@@ -54,3 +54,24 @@ def test_rebuild_with_vault_is_refused_and_the_index_kept(two_vaults, cli):
     assert "without --vault" in res.stderr
     assert store.open_for(settings).chunks.version == version
     assert vaults_indexed(settings) == {"a", "b"}
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_a_build_of_one_vault_continues_a_stopped_rebuild_for_every_vault(two_vaults):
+    """A stage a stopped rebuild left is the whole index's: a `--vault` build must not
+    throw it away (it used to be removed when that build met a new chunker) nor swap it
+    in with one vault; it continues it for all of them."""
+    from vq.indexer import embed
+
+    _, settings = two_vaults
+    assert locked_build(settings, encoder=Recording(settings.model)).outcome == "ok"
+    first = Recording(settings.model)
+    stopped = locked_build(settings, rebuild=True, encoder=first,
+                           should_stop=lambda: first.batches >= 1)
+    assert stopped.outcome == "interrupted"
+    second = Recording(settings.model)
+    done = locked_build(settings, vault_ids=("a",), encoder=second)
+    assert done.outcome == "ok" and done.continued_rebuild and done.all_vaults
+    assert not set(first.texts) & set(second.texts), "staged work was encoded again"
+    assert vaults_indexed(settings) == {"a", "b"}
+    assert store.open_for(settings).chunks.count_rows(embed.PENDING) == 0

@@ -88,8 +88,9 @@ def build(ctx: click.Context, vaults: tuple[str, ...], rebuild: bool, wait: floa
         click.echo(shown(f"error: {problem['vault']}:{problem['path']}: {problem['reason']}"),
                    err=True)
     if result.all_vaults:
-        click.echo("note: the chunker changed, so this build rebuilt every vault, not only "
-                   f"{', '.join(vaults)}", err=True)
+        click.echo("note: a rebuild was due (a new chunker version, or a stopped rebuild to "
+                   f"continue), so this build rebuilt every vault, not only {', '.join(vaults)}",
+                   err=True)
     if result.continued_rebuild:
         click.echo(f"continued the stopped rebuild ({result.staged_files:,} files already "
                    "staged)", err=True)
