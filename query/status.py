@@ -52,6 +52,12 @@ class Status:
         return asdict(self)
 
 
+def stage_text(staged: int) -> str:
+    """A stopped rebuild's stage as `vq status` and `vq doctor` say it
+    (``store.staged_files``: -1 when it does not read)."""
+    return "a stage that does not read" if staged < 0 else f"{staged:,} files staged"
+
+
 def read_status(settings: Settings, max_errors: int = 50) -> Status:
     index = store.open_for(settings)
     store.probe(index)  # a deleted data file is an error here, not a healthy status

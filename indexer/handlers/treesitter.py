@@ -140,10 +140,13 @@ def definitions(lines: Sequence[str], name: str, limits: Limits) -> list[Definit
     """Tiles of the file (see the module docstring); None when ``name`` has no grammar,
     or its grammar is known to crash on this text (``_UNSAFE``)."""
     parser = _parser(name)
-    unsafe = _UNSAFE.get(name)
-    if parser is None or (unsafe is not None and any(unsafe.search(line) for line in lines)):
+    if parser is None:
         return None
-    source = "\n".join(lines).encode("utf-8", "replace")
+    text = "\n".join(lines)
+    unsafe = _UNSAFE.get(name)
+    if unsafe is not None and unsafe.search(text):
+        return None
+    source = text.encode("utf-8", "replace")
     root = parser.parse(source).root_node
     return _Tiler(lines, source, _GRAMMARS[name], limits).tile(root, (0, len(lines)), None)
 

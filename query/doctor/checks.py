@@ -486,13 +486,13 @@ def rebuild_check(settings: Settings) -> list[Check]:
     and the last build the index records (the old index's) says nothing of it."""
     from vq.core import store
     from vq.core.lock import lock_state
+    from vq.query.status import stage_text
 
     staged = store.staged_files(settings.index_dir)
     if staged is None or lock_state(settings.build_lock):  # none, or the running build's
         return []
-    what = "a stage that does not read" if staged < 0 else f"{staged:,} files staged"
-    return [Check("stopped rebuild", WARN, f"{what}; the index answers from the old tables "
-                  "until it is done", f"{BUILD_FIX} (it continues the rebuild)")]
+    return [Check("stopped rebuild", WARN, f"{stage_text(staged)}; the index answers from "
+                  "the old tables until it is done", f"{BUILD_FIX} (it continues the rebuild)")]
 
 
 LEGACY_UNITS = ("vq-build.service", "vq-build.timer", "vq-schedule.service")

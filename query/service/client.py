@@ -47,7 +47,8 @@ def request(message: dict[str, Any], deadline: float = DEADLINE) -> dict[str, An
     if (quiet is not None and time.monotonic() - quiet < SILENT_SECONDS) or not path.exists():
         return None
     patient = deadline >= DEADLINE  # a search's wait; a 2 s info ask neither notes nor skips
-    if stopped() or (patient and _marked_silent()):
+    holder = runtime.lock_holder()
+    if stopped(holder) or (patient and _marked_silent(holder)):
         return None
     end = time.monotonic() + deadline
     pause = CONNECT_RETRY[0]
@@ -59,25 +60,23 @@ def request(message: dict[str, Any], deadline: float = DEADLINE) -> dict[str, An
         pause = min(pause * 2, CONNECT_RETRY[1])
     if reply == "timeout":
         _silent[str(path)] = time.monotonic()  # this process works without it for a while
-        if patient:
-            _mark_silent()  # and so do the user's other processes
+        if patient and holder is not None:
+            _mark_silent(holder)  # and so do the user's other processes
     elif isinstance(reply, dict):
         with contextlib.suppress(OSError):  # it answers again: nobody need skip it
             runtime.silent_file(create=False).unlink()
     return reply if isinstance(reply, dict) and reply.get("ok") else None
 
 
-def _mark_silent() -> None:
-    pid = runtime.lock_holder()
-    if pid is not None:
-        with contextlib.suppress(OSError):
-            runtime.write_private(runtime.silent_file(),
-                                  json.dumps({"pid": pid, "at": time.time()}))
+def _mark_silent(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        runtime.write_private(runtime.silent_file(), json.dumps({"pid": pid, "at": time.time()}))
 
 
-def _marked_silent() -> bool:
-    """Another process of this user timed out on the service that holds the lock now,
-    less than ``SILENT_SECONDS`` ago. A note for another pid (a new service) is ignored."""
+def _marked_silent(holder: int | None) -> bool:
+    """Another process of this user timed out on the service that holds the lock now
+    (``holder``), less than ``SILENT_SECONDS`` ago. A note for another pid (a new
+    service) is ignored."""
     from vq.core.errors import ServiceFileUnsafe
 
     try:
@@ -85,15 +84,16 @@ def _marked_silent() -> bool:
         note = json.loads(text) if text else None
     except (OSError, ValueError, ServiceFileUnsafe):
         return False  # none, unreadable, or not only ours: ask the service as usual
-    if not isinstance(note, dict) or note.get("pid") != runtime.lock_holder():
+    if holder is None or not isinstance(note, dict) or note.get("pid") != holder:
         return False
     age = time.time() - float(note.get("at", 0))
     return 0 <= age < SILENT_SECONDS
 
 
-def stopped() -> int | None:
-    """The service's pid when its process is stopped (SIGSTOP, ^Z): it cannot answer."""
-    pid = runtime.lock_holder()
+def stopped(holder: int | None = None) -> int | None:
+    """The service's pid when its process is stopped (SIGSTOP, ^Z): it cannot answer.
+    ``holder``: the lock holder's pid, when the caller has read it already."""
+    pid = holder if holder is not None else runtime.lock_holder()
     if pid is None:
         return None
     try:

@@ -41,7 +41,7 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
     if check:
         _check(ctx, as_json, max_age)
         return
-    from vq.query.status import read_status
+    from vq.query.status import read_status, stage_text
 
     st = read_status(settings_from(ctx))
     if as_json:
@@ -64,10 +64,8 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
     if st.progress:
         click.echo(f"now    {_progress_line(st.progress)}")
     if st.stopped_rebuild is not None:
-        staged = "a stage that does not read" if st.stopped_rebuild < 0 else \
-            f"{st.stopped_rebuild:,} files staged"
-        click.echo(f"rebuild stopped with {staged}; the next `vq build` continues it "
-                   "(this index answers until then)")
+        click.echo(f"rebuild stopped with {stage_text(st.stopped_rebuild)}; the next "
+                   "`vq build` continues it (this index answers until then)")
     click.echo(f"lock   {('held by ' + st.lock) if st.lock else 'free'}")
     if st.lock_warning:
         click.echo(f"warning {st.lock_warning}")
