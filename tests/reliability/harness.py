@@ -12,7 +12,6 @@ import contextlib
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -21,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+
+from tests.processes import reap
 
 REPO = Path(__file__).resolve().parents[2]
 TEST_MODEL = "vq-test/hash-384"  # deterministic, no torch: see vq.core.hash_encoder
@@ -135,13 +136,8 @@ class Watch:
         return False
 
     def kill(self) -> None:
-        """SIGKILL the build if it still runs, reap it and close its stderr pipe (left
-        open, the garbage collector reports it in whichever test runs then)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=60)
-        if self.proc.stderr is not None:
-            self.proc.stderr.close()
+        """SIGKILL the build if it still runs, reap it and close its pipe."""
+        reap(self.proc)
 
 
 @dataclass

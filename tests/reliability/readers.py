@@ -22,6 +22,7 @@ import textwrap
 import time
 from pathlib import Path
 
+from tests.processes import reap
 from tests.reliability.harness import REPO, mutate_vault, write_config, write_vault
 
 WRITER = """
@@ -73,10 +74,7 @@ def finish(proc: subprocess.Popen, timeout: float) -> tuple[int, str]:
     try:
         _, err = proc.communicate(timeout=timeout)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        proc.stderr.close()
+        reap(proc)
     return proc.returncode, err
 
 

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from tests.conftest import run_vq, write_config, write_tree
+from tests.processes import reap
 from vq.core import store
 from vq.core.settings import load_settings
 from vq.jobs.runner import locked_build
@@ -150,10 +151,7 @@ def test_search_during_a_concurrent_build_never_errors(tmp_path, vault, test_mod
         out, _ = proc.communicate(timeout=60)
         assert proc.returncode == 0 and out.strip() == "done"
     finally:  # reaped and its pipe closed on every path, a failed assertion's too
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(timeout=60)
-        proc.stdout.close()
+        reap(proc)
     assert searches > 0
     assert any(h.path.startswith("gen") for h in top(settings, "round 3 release notes", "lexical"))
 

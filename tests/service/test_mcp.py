@@ -22,6 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.conftest import write_tree
+from tests.processes import reap
 from vq.core import store
 from vq.query.mcp.server import MAX_BYTES, MAX_LINES, VqService, build_server
 
@@ -233,11 +234,7 @@ def test_search_while_a_build_writes(built, config_file, vault, tmp_path):
     try:
         first, calls, last = over_stdio(config_file, body, errlog=tmp_path / "server.err")
     finally:
-        if builder.poll() is None:
-            builder.kill()
-        code = builder.wait(timeout=60)
-        builder.stdin.close()
-        builder.stdout.close()
+        code = reap(builder)  # killed if it still runs
     assert code == 0
     assert any(p.startswith("gen") for p in first)        # a commit from another process
     assert calls > 0

@@ -11,6 +11,7 @@ import contextlib
 import http.client
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -25,6 +26,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.processes import reap
 from vq.cli.mcp import parse_address
 from vq.core.errors import VqError
 from vq.query.mcp.http import allowed_hosts, default_token_file, load_token
@@ -60,9 +62,7 @@ def http_server(config_file: Any, bind: str, *extra: str,
         assert server.poll() is None, server.stderr.read()
         yield port
     finally:
-        server.terminate()
-        server.wait(timeout=30)
-        server.stderr.close()
+        reap(server, signal.SIGTERM, timeout=30)
 
 
 def post(port: int, headers: dict[str, str]) -> int:

@@ -16,6 +16,7 @@ import threading
 import pytest
 
 from tests.conftest import NOTES, private_runtime, wait_for, write_config, write_tree
+from tests.processes import reap
 from vq.core import runtime, store
 from vq.core.runtime import service_socket
 from vq.query.search import Query, models_for, search
@@ -51,11 +52,7 @@ def start_server(index_dir, config_file, env=None):
 
 
 def stop_server(proc):
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
-    if proc.stderr is not None and not proc.stderr.closed:
-        proc.stderr.close()
+    reap(proc, signal.SIGTERM)
 
 
 @pytest.fixture(scope="module")
