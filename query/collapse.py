@@ -101,6 +101,19 @@ def cap_per_file(order: Sequence[str], rows: dict[str, dict], cap: int) -> list[
     return kept + moved
 
 
+def one_per_file(order: Sequence[str], rows: dict[str, dict]) -> list[str]:
+    """Each file's best hit only: ``vq search --files -n 5`` names five files, as
+    ``rg -l`` would, not the files among the five best hits."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for i in order:
+        key = rows[i]["vault"], rows[i]["path"]
+        if key not in seen:
+            seen.add(key)
+            kept.append(i)
+    return kept
+
+
 def show_heads(sources: Any, shown: Sequence[str], rows: dict[str, dict]) -> list[str]:
     """``shown`` with each definition's hit moved to its head piece, which keeps the
     hit's score and signals; the piece that matched is recorded as ``signals.piece``."""

@@ -50,6 +50,7 @@ class Query:
     rerank: bool = False
     recency: bool = False
     pool: int | None = None
+    files: bool = False  # one hit per file, so ``limit`` counts files (``--files``)
 
 
 @dataclass
@@ -140,6 +141,8 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     ranked = _code_signals(q.text, ranked, rows)
     ranked = collapse.one_per_place(ranked, rows)
     ranked = collapse.cap_per_file(ranked, rows, settings.search.per_file_cap)
+    if q.files:
+        ranked = collapse.one_per_file(ranked, rows)
     if q.rerank:
         ranked = _rerank(settings, models, q, ranked, rows, res)
     shown = collapse.show_heads(sources, ranked[:q.limit], rows)

@@ -65,4 +65,5 @@ def query_from(data: dict[str, Any]) -> Query:
     fields: dict[str, Any] = {k: tuple(v) if k in TUPLE_FILTERS else v for k, v in raw.items()}
     filters = Filters(**fields)
     return Query(data["text"], data["method"], int(data["limit"]), filters,
-                 bool(data.get("rerank")), bool(data.get("recency")), data.get("pool"))
+                 bool(data.get("rerank")), bool(data.get("recency")), data.get("pool"),
+                 bool(data.get("files")))

@@ -84,6 +84,17 @@ def test_json_schema_files_and_exit_codes(built, config_file, cli, vault):
     assert bad.exit_code == 2 and "--since" in bad.stderr
 
 
+def test_files_counts_files_not_hits(built, config_file, cli):
+    """`--files -n 2` names two files even when one file holds the two best hits."""
+    text = "the canary rollout and the rollback of a release"
+    best = [h.path for h in top(built, text, "lexical", limit=2)]
+    assert best == ["deploy.md", "deploy.md"]  # the case the option is for
+    assert [h.path for h in top(built, text, "lexical", limit=2, files=True)][0] == "deploy.md"
+    result = cli("--config", config_file, "search", text, "-m", "lexical", "--files", "-n", "2")
+    paths = result.stdout.split()
+    assert result.exit_code == 0 and len(paths) == 2 and len(set(paths)) == 2
+
+
 def test_no_index_is_a_clear_error(tmp_path, vault, cli):
     cfg = write_config(tmp_path / "fresh.yaml", {"index_dir": str(tmp_path / "none"),
                                                   "vaults": {"n": {"path": str(vault)}}})

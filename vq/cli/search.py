@@ -64,7 +64,7 @@ def search(ctx: click.Context, query: tuple[str, ...], method: str | None, **opt
     settings = settings_from(ctx)
     q = {"text": " ".join(query), "method": method or settings.search.method,
          "limit": opts["limit"] or settings.search.limit, "rerank": opts["rerank"],
-         "recency": opts["recency"], "pool": opts["pool"],
+         "recency": opts["recency"], "pool": opts["pool"], "files": opts["files_only"],
          "filters": {k: list(v) if isinstance(v, tuple) else v
                      for k, v in ((k, opts[k]) for k in FILTER_OPTS) if v}}
     answered, usable = _via_service(ctx, settings, q, opts)

@@ -131,7 +131,7 @@ def vault_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> li
 def output_options(fn: Callable) -> Callable:
     """``--json``, ``-n/--limit`` and ``--files`` for every command that lists things."""
     fn = click.option("--files", "files_only", is_flag=True,
-                      help="Print unique file paths only, one per line (like rg -l).")(fn)
+                      help="Print file paths only, one per line (like rg -l); -n counts files.")(fn)
     fn = click.option("-n", "--limit", type=click.IntRange(min=1, max=MAX_RESULTS), default=None,
                       help="How many results (default: search.limit, 10).")(fn)
     fn = click.option("--json", "as_json", is_flag=True,
