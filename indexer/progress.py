@@ -35,12 +35,14 @@ class View:
     eta: float | None     # seconds, None until there is a rate
     files_done: int
     files_total: int
+    exact: bool = False   # every file is read and the total is what they made
 
     def line(self) -> str:
         pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
         rate = f", {self.rate:,.1f} chunks/s" if self.rate else ""
         eta = f", ETA {clock(self.eta)}" if self.eta is not None else ""
-        return (f"{self.phase}: {self.done:,} of ~{self.total:,} chunks embedded{pct}, "
+        about = "" if self.exact else "~"
+        return (f"{self.phase}: {self.done:,} of {about}{self.total:,} chunks embedded{pct}, "
                 f"{self.files_done:,} of {self.files_total:,} files read{rate}{eta}")
 
 
@@ -196,15 +198,17 @@ class Tracker:
         took = 0.0 if self.embed_started is None else self.now() - self.embed_started
         rate = self.embedded_rows / took if took > 0 and self.embedded_rows else 0.0
         eta = (self.total - self.done) / rate if rate else None
+        exact = (self.files_done >= self.files_total
+                 and self.total == self.pending_before + self.chunks_seen)
         return View(self.phase_name, self.done, self.total, rate, eta, self.files_done,
-                    self.files_total)
+                    self.files_total, exact)
 
     def record(self) -> dict[str, Any]:
         v = self.view()
         return {"pid": os.getpid(), "started_at": self.wall_started, "updated_at": time.time(),
                 "phase": v.phase, "done": v.done, "total": v.total, "rate": round(v.rate, 3),
                 "eta_s": None if v.eta is None else round(v.eta, 1),
-                "files_done": v.files_done, "files_total": v.files_total,
+                "files_done": v.files_done, "files_total": v.files_total, "exact": v.exact,
                 "table_rows": self.table_rows, "table_pending": self.table_pending,
                 "staged": self.staged, "pending_possible": self.pending_possible}
 

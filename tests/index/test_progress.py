@@ -45,6 +45,20 @@ def test_rate_and_eta_come_from_the_embedding_so_far():
     assert "40 of ~100 chunks embedded (40%)" in view.line() and "ETA 0m15s" in view.line()
 
 
+def test_the_total_is_marked_as_an_estimate_until_every_file_is_read():
+    t = Tracker(now=Clock())
+    t.planned(files=2, nbytes=2 * progress.BYTES_PER_CHUNK, pending=0)
+    assert "0 of ~2 chunks" in t.view().line()
+    t.chunked(files=1, nbytes=progress.BYTES_PER_CHUNK, rows=1, with_vectors=0)
+    assert "0 of ~2 chunks" in t.view().line()
+    t.chunked(files=1, nbytes=progress.BYTES_PER_CHUNK, rows=1, with_vectors=0)
+    assert "0 of 2 chunks" in t.view().line(), "every file read: the count is known"
+    over = Tracker(now=Clock())  # an estimate above what the files made stays marked
+    over.planned(files=1, nbytes=10 * progress.BYTES_PER_CHUNK, pending=0)
+    over.chunked(files=1, nbytes=10 * progress.BYTES_PER_CHUNK, rows=3, with_vectors=0)
+    assert "0 of ~10 chunks" in over.view().line()
+
+
 def test_off_a_tty_one_line_every_30_seconds():
     clock, out = Clock(), io.StringIO()
     t = Tracker(LineProgress(out, clock), now=clock)

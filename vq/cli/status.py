@@ -78,7 +78,8 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
 def _progress_line(record: dict) -> str:
     """The running build, from its record: "embed: 12,400 of ~15,348 chunks (81%), ..."."""
     done, total = record.get("done", 0), record.get("total", 0)
-    parts = [f"building ({record.get('phase', '?')}): {done:,} of ~{total:,} chunks"
+    about = "" if record.get("exact") else "~"
+    parts = [f"building ({record.get('phase', '?')}): {done:,} of {about}{total:,} chunks"
              + (f" ({100 * done / total:.0f}%)" if total else ""),
              f"{record.get('files_done', 0):,} of {record.get('files_total', 0):,} files read"]
     if record.get("rate"):
