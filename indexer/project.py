@@ -48,6 +48,11 @@ PROSE_DIRS = frozenset({"docs", "doc", "documentation", "notes", "wiki", "adr", 
 GENERATED_DIRS = frozenset({"vendor", "third_party", "build", "dist", "target", "out",
                             "coverage", "htmlcov", "_build", "site", "venv", "env"})
 GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
+# Names that are build output for one tool and sources for another: MkDocs writes its
+# HTML to site/, while Hugo and Jekyll projects keep their Markdown pages in site/.
+# Such a folder is looked into, and kept as sources when it is mostly Markdown.
+SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
+HTML = frozenset({".html", ".htm"})
 
 
 @dataclass
@@ -142,10 +147,27 @@ def scan_project(root: Path) -> Scan:
         name = rel.rsplit("/", 1)[-1]
         if why == "vendored":
             scan.vendored[name] += 1
+        elif name in SOURCE_OR_OUTPUT_DIRS and _markdown_sources(scan, rel):
+            continue  # counted as the sources it holds
         elif name in GENERATED_DIRS or name.endswith(".egg-info"):
             scan.generated.append(rel)  # pruned by GENERATED_GLOBS (or also .gitignore)
     scan.generated.sort()
     return scan
+
+
+def _markdown_sources(scan: Scan, rel: str) -> bool:
+    """Count ``rel``'s files into ``scan`` when they are Markdown sources (more Markdown
+    than HTML and code: a Hugo or Jekyll site's pages), not a generator's output."""
+    found = discover([Vault("site", scan.root / rel, exclude=GENERATED_GLOBS)], sys.maxsize,
+                     hooked=DOCUMENTS)
+    paths = [f"{rel}/{entry.path}" for entry in found.files]
+    markdown = sum(filetypes.suffix(p) in MARKDOWN for p in paths)
+    other = sum(filetypes.suffix(p) in HTML or bool(filetypes.language_for(p)) for p in paths)
+    if markdown <= other:
+        return False
+    for path in paths:
+        _count_file(scan, path)
+    return True
 
 
 def _count_file(scan: Scan, rel: str) -> None:

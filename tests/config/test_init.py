@@ -185,3 +185,22 @@ def test_shell_completion_lists_vault_ids(project, cli):
     out = run_vq(env=env, cwd=project)
     assert out.stdout.split() == ["plain,docs", "plain,documents"]
 
+
+
+def test_a_site_folder_of_markdown_pages_is_docs_and_one_of_html_is_output(tmp_path, cli):
+    """site/ is MkDocs' output (HTML) or a Hugo/Jekyll site's sources (Markdown pages)."""
+    pages = {f"site/content/{name}.md": f"# {name}\n\nHow to {name}.\n"
+             for name in ("install", "completions", "docgen")}
+    hugo, mkdocs = tmp_path / "hugo", tmp_path / "mkdocs"
+    write_tree(hugo, {"main.go": "package main\n\nfunc main() {}\n", **pages})
+    write_tree(mkdocs, {"app.py": "def main():\n    pass\n",
+                        "site/index.html": "<html><body>Home</body></html>\n",
+                        "site/install/index.html": "<html><body>Install</body></html>\n",
+                        "site/README.md": "# Built by MkDocs\n"})
+    assert cli("init", hugo, "--no-estimate").exit_code == 0
+    vaults = _config(hugo)["vaults"]
+    assert vaults["site"] == {"path": "site", "kind": "notes"}
+    assert "/site/" in vaults["code"]["exclude"]
+    result = cli("init", mkdocs, "--no-estimate")
+    assert result.exit_code == 0 and "site/ (generated)" in result.stdout
+    assert set(_config(mkdocs)["vaults"]) == {"code"}
