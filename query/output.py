@@ -29,6 +29,31 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
     return out if len(out) <= width else out[:width - 1].rstrip() + "…"
 
 
+def code_lines(text: str, first: int, query: str, most: int = 4,
+               width: int = 100) -> list[tuple[int | None, str]]:
+    """A code hit as a code search tool shows it: its first line (the ``def`` or
+    ``class`` line of a definition's hit) and the lines that match the most query
+    terms, in file order, numbered as in the file (``first`` is the number of
+    ``text``'s first line), indentation kept relative to each other; ``(None, "⋮")``
+    marks skipped lines. With no line matching: the first ``most`` lines."""
+    lines = text.splitlines()
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if not filled:
+        return []
+    words = terms(query)
+    score = {i: sum(w in lines[i].lower() for w in words) for i in filled[1:]}
+    matched = sorted((i for i in score if score[i]), key=lambda i: (-score[i], i))
+    picked = sorted({filled[0], *matched[:most - 1]}) if matched else filled[:most]
+    indent = min(len(lines[i]) - len(lines[i].lstrip()) for i in picked)
+    out: list[tuple[int | None, str]] = []
+    for n, i in enumerate(picked):
+        if n and any(lines[j].strip() for j in range(picked[n - 1] + 1, i)):
+            out.append((None, "⋮"))
+        line = lines[i][indent:].rstrip()
+        out.append((first + i, line if len(line) <= width else line[:width - 1] + "…"))
+    return out
+
+
 def location(hit: Hit) -> str:
     """``vault:path:12-30``; a PDF hit is ``vault:file.pdf#page=4`` (its line numbers
     count extracted text, which no viewer shows)."""
@@ -88,10 +113,10 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
         if hit.breadcrumb:
             symbol = f"  [{hit.symbol}]" if hit.symbol else ""
             console.print(Text("    " + shown(hit.breadcrumb + symbol), style="green"))
-        body = Text("    " + shown(snippet(hit.text, query)))
-        for word in terms(query):
-            body.highlight_words([word], style="bold yellow", case_sensitive=False)
-        console.print(body)
+        for body in _body(hit, query):
+            for word in terms(query):
+                body.highlight_words([word], style="bold yellow", case_sensitive=False)
+            console.print(body)
         if explain:
             console.print(Text("    " + shown(_signals_line(hit)), style="dim"))
     if explain:
@@ -101,6 +126,20 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
                                    f"fusion={info['fusion']} "
                                    f"pools={info['pools']} filters={info['filters']} "
                                    f"{info['seconds']}s")), style="dim")
+
+
+def _body(hit: Hit, query: str) -> list[Any]:
+    """The lines under a hit's heading: numbered source lines for source code (a chunk
+    of the code handler, whose text is the file's lines from ``start_line``), else the
+    best window of the text on one line (prose, Markdown in a code vault, a PDF)."""
+    from rich.text import Text
+
+    if not hit.language or hit.page:
+        return [Text("    " + shown(snippet(hit.text, query)))]
+    numbered = code_lines(hit.text, hit.start_line, query)
+    pad = max(len(str(n)) for n, _ in numbered if n is not None) if numbered else 0
+    return [Text(f"    {'' if n is None else n:>{pad}}  " + shown(line), no_wrap=True,
+                 overflow="ellipsis") for n, line in numbered]
 
 
 def _signals_line(hit: Hit) -> str:

@@ -175,3 +175,42 @@ def test_a_module_qualified_name_ranks_that_module_s_definition_first(tmp_path, 
         first = search(settings, Query("validators.validates", method=method)).hits[0]
         assert (first.path, first.symbol) == ("pkg/validators.py", "validates"), method
         assert first.signals["code"]["defines"] > 1
+
+
+def test_a_code_hit_shows_numbered_source_lines_from_its_def_line(tmp_path, build, cli):
+    """At the terminal a code hit reads like a code search tool's: the ``def`` line and
+    the best-matching lines, numbered as in the file, indentation kept, a gap marked."""
+    settings = make(tmp_path, CODE)
+    assert build(settings).outcome == "ok"
+    source = (tmp_path / "code" / "pkg" / "params.py").read_text().splitlines()
+    number = {line.strip(): n for n, line in enumerate(source, 1)}
+    result = cli("--config", tmp_path / "vq.yaml", "search", "-m", "lexical", "-n", "1",
+                 "isinstance errors append")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    head = number["def validate_path_params(values, declared):"]
+    assert f"    {head}  def validate_path_params(values, declared):" in lines
+    match = number["if not isinstance(values.get(name), kind):"]
+    assert f"    {match}          if not isinstance(values.get(name), kind):" in lines
+    assert f"    {match + 1}              errors.append(name)" in lines
+    assert any(line.strip() == "⋮" for line in lines), "the skipped lines are not marked"
+    prose = cli("--config", tmp_path / "vq.yaml", "search", "--json", "-n", "1",
+                "isinstance errors append", "-m", "lexical")
+    assert "\n" not in prose.stdout.split('"snippet": ')[1].split('",')[0]  # JSON: one line
+
+
+def test_code_lines_keep_the_head_the_best_window_and_relative_indentation():
+    from vq.query.output import code_lines
+
+    text = "    def f(x):\n        a = 1\n\n        b = 2\n        return x.frobnicate()\n"
+    assert code_lines(text, 10, "frobnicate") == [
+        (10, "def f(x):"), (None, "⋮"), (14, "    return x.frobnicate()")]
+    everything = [(10, "def f(x):"), (11, "    a = 1"), (13, "    b = 2"),
+                  (14, "    return x.frobnicate()")]  # a blank line is no gap
+    assert code_lines(text, 10, "nothing matches") == everything
+    assert code_lines(text, 10, "frobnicate return", most=2) == [
+        (10, "def f(x):"), (None, "⋮"), (14, "    return x.frobnicate()")]
+    lines = "def g():\n" + "".join(f"    step_{n}()\n" for n in range(9)) + "    done()\n"
+    assert [n for n, _ in code_lines(lines, 1, "step_2 step_7 done")] == [1, None, 4, None, 9,
+                                                                         None, 11]
+    assert code_lines("", 1, "x") == []
