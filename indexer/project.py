@@ -311,12 +311,16 @@ def _leave_out_translations(plan: Plan, scan: Scan) -> None:
 def _drop_translation_only(plan: Plan, scan: Scan) -> None:
     """A notes vault that would hold nothing but left-out languages is not proposed."""
     left = [k for t in plan.translations for k in t.left_out if not k.startswith("*.")]
+    dropped = []
     for vault in [v for v in plan.vaults if v.kind == "notes" and v.path != "."]:
         inside = [p for p in scan.markdown if _inside(p, [vault.path])]
         if left and inside and all(_inside(p, left) for p in inside):
             plan.vaults.remove(vault)  # nothing but left-out languages (i18n/fr/...)
-            plan.notes.append(f"no vault for {vault.path}/: it holds only translations "
-                              "left out above")
+            dropped.append(f"{vault.path}/")
+    if dropped:  # one line, however many languages (a help vault has 30 folders)
+        plan.notes.append(f"no vault for {', '.join(dropped)}: "
+                          + ("it holds" if len(dropped) == 1 else "they hold")
+                          + " only translations left out above")
 
 
 def _inside(path: str, folders: list[str]) -> bool:

@@ -158,3 +158,17 @@ def test_init_model_flag_keeps_every_language_and_is_written(framework, cli):
     written = yaml.safe_load((framework / ".vq.yaml").read_text())
     assert written["model"] == MULTILINGUAL
     assert not any("/es/" in e for v in written["vaults"].values() for e in v.get("exclude", []))
+
+
+def test_language_folders_left_out_are_named_in_one_note(tmp_path):
+    """A help vault keeps each language in a top-level folder (en/, fr/, de/ ...): the
+    folders that hold only left-out languages are named together, not a note each."""
+    root = tmp_path / "help"
+    pages = ("Start", "Sync", "Links")
+    write_tree(root, {f"{lang}/{name}.md": page(name)
+                      for lang in ("en", "fr", "de") for name in pages}
+               | {"scripts/build.ts": "export const x = 1;\n"})
+    plan = inspect_project(root)
+    assert [v.path for v in plan.vaults] == ["en", "."]
+    dropped = [n for n in plan.notes if n.startswith("no vault for")]
+    assert dropped == ["no vault for de/, fr/: they hold only translations left out above"]
