@@ -54,6 +54,15 @@ def code_lines(text: str, first: int, query: str, most: int = 4,
     return out
 
 
+def source_lines(hit: Hit, query: str) -> list[tuple[int | None, str]] | None:
+    """``code_lines`` for a hit of source code (a chunk of the code handler, whose text
+    is the file's lines from ``start_line``); None for prose, Markdown in a code vault
+    and PDFs, which are shown as one line of text."""
+    if not hit.language or hit.page:
+        return None
+    return code_lines(hit.text, hit.start_line, query)
+
+
 def location(hit: Hit) -> str:
     """``vault:path:12-30``; a PDF hit is ``vault:file.pdf#page=4`` (its line numbers
     count extracted text, which no viewer shows)."""
@@ -129,14 +138,13 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
 
 
 def _body(hit: Hit, query: str) -> list[Any]:
-    """The lines under a hit's heading: numbered source lines for source code (a chunk
-    of the code handler, whose text is the file's lines from ``start_line``), else the
-    best window of the text on one line (prose, Markdown in a code vault, a PDF)."""
+    """The lines under a hit's heading: numbered source lines, else the best window of
+    the text on one line."""
     from rich.text import Text
 
-    if not hit.language or hit.page:
+    numbered = source_lines(hit, query)
+    if numbered is None:
         return [Text("    " + shown(snippet(hit.text, query)))]
-    numbered = code_lines(hit.text, hit.start_line, query)
     pad = max(len(str(n)) for n, _ in numbered if n is not None) if numbered else 0
     return [Text(f"    {'' if n is None else n:>{pad}}  " + shown(line), no_wrap=True,
                  overflow="ellipsis") for n, line in numbered]

@@ -88,8 +88,20 @@ def hit_view(hit: Any, query: str, settings: Settings) -> dict[str, Any]:
                                        "hit_start": hit.start_line, "hit_end": hit.end_line})
     return {"hit": hit, "location": location(hit), "snippet": highlight(snippet(hit.text, query),
                                                                         query),
-            "bars": signal_bars(hit.signals), "preview": preview,
+            "code": code_view(hit, query), "bars": signal_bars(hit.signals),
+            "preview": preview,
             "editor": editor_link(settings.ui.editor_url, hit.abs_path, hit.start_line)}
+
+
+def code_view(hit: Any, query: str) -> list[dict[str, Any]] | None:
+    """A source-code hit's numbered lines, as `vq search` shows them (``code_lines``);
+    None for prose, which keeps its one-line snippet."""
+    from vq.query.output import source_lines
+
+    numbered = source_lines(hit, query)
+    if numbered is None:
+        return None
+    return [{"n": "" if n is None else n, "text": highlight(line, query)} for n, line in numbered]
 
 
 def highlight(text: str, query: str) -> Markup:

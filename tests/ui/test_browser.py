@@ -230,3 +230,33 @@ def test_a_meaning_search_with_the_real_model(browser, built, config_file):
         assert float(dense.get_attribute("width")) > 0
     finally:
         gen.close()
+
+
+def test_a_code_hit_shows_numbered_source_lines(browser, ui_config, tmp_path):
+    """A code hit in the page reads like `vq search`'s: the def line and the lines that
+    match, numbered as in the file, a gap marked; a prose hit keeps its snippet."""
+    from tests.ui.conftest import make_live
+    from vq.core.settings import load_settings
+    from vq.jobs.runner import locked_build
+
+    code = tmp_path / "code"
+    write_tree(code, CODE)
+    write_config(ui_config, {"index_dir": str(tmp_path / "index"), "model": "vq-test/hash-384",
+                             "vaults": {"code": {"path": str(code), "kind": "code"}}})
+    locked_build(load_settings(str(ui_config)))
+    source = (code / "src" / "retry.py").read_text().splitlines()
+    head = source.index("def backoff_delays(attempts, base=0.5):") + 1
+    gen = make_live(ui_config)
+    live = next(gen)
+    try:
+        sign_in(browser, live)
+        browser.get(live.base + "/?q=exponentially+yield+base&method=lexical")
+        first = wait_for(browser, "#hits .hit pre.code-hit")
+        rows = [(line.find_element("css selector", ".n").text, line.text)
+                for line in first.find_elements("css selector", ".line")]
+        assert rows[0] == (str(head), f"{head}def backoff_delays(attempts, base=0.5):")
+        assert ("", "⋮") in rows, rows
+        assert (str(head + 3), f"{head + 3}        yield base * 2 ** n") in rows, rows
+        assert first.find_elements("css selector", "mark"), "the query terms are not marked"
+    finally:
+        gen.close()
