@@ -21,6 +21,7 @@ from typing import Any
 
 from vq.core.errors import AcceleratorRequired, ModelLoadError
 from vq.core.hash_encoder import HashEncoder, is_test_model
+from vq.core.model_input import reader_for
 from vq.core.settings import DEFAULT_MODEL
 
 BUNDLED_NAMES = {DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL}
@@ -175,6 +176,8 @@ class Encoder:
         dim = getattr(self.model, "get_embedding_dimension", None) or \
             self.model.get_sentence_embedding_dimension
         self.dim = int(dim())
+        self.reader = reader_for(getattr(self.model, "tokenizer", None),
+                                 int(getattr(self.model, "max_seq_length", None) or 512))
 
     def encode(self, texts: list[str], progress: Any = None) -> Any:
         """Encode in length-sorted batches (less padding), results in input order."""
@@ -187,7 +190,8 @@ class Encoder:
         for start in range(0, len(order), step):
             idx = order[start:start + step]
             extra = {"pool": self.start_pool(), "chunk_size": self.batch_size} if pooled else {}
-            vecs = self.model.encode([texts[i] for i in idx], batch_size=self.batch_size,
+            batch = self.reader.readable_all([texts[i] for i in idx])
+            vecs = self.model.encode(batch, batch_size=self.batch_size,
                                      normalize_embeddings=True, convert_to_numpy=True,
                                      show_progress_bar=False, **extra)
             out[idx] = vecs

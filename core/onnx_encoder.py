@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vq.core.model_input import reader_for
+
 FOLDER = "query-encoder"   # vq.indexer.onnx_export.FOLDER (the read side never imports it)
 MARKER = "vq-onnx.json"
 FORMAT = 1
@@ -85,6 +87,7 @@ class OnnxEncoder:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()  # padded here, per batch, to the longest text
         self.tokenizer.enable_truncation(max_length=int(marker["max_seq_length"]))
+        self.reader = reader_for(self.tokenizer, int(marker["max_seq_length"]))
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or intra_threads()
         options.inter_op_num_threads = 1
@@ -96,7 +99,7 @@ class OnnxEncoder:
         """Rows in input order; many texts run in length-sorted batches (less padding)."""
         import numpy as np
 
-        encodings = self.tokenizer.encode_batch(list(texts))
+        encodings = self.tokenizer.encode_batch(self.reader.readable_all(texts))
         out = np.zeros((len(encodings), self.dim), dtype=np.float32)
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids), reverse=True)
         for start in range(0, len(order), self.batch_size):

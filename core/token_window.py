@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 from vq.core.encoder import model_location
+from vq.core.model_input import Reader, reader_for
 
 DEFAULT_WINDOW = 512  # BERT's position limit, when the model says nothing else
 
@@ -33,13 +34,19 @@ class Window:
     tokenizer: Any = field(repr=False, compare=False)
     specials: int = 2  # [CLS] ... [SEP]: counted once per text
 
+    @cached_property
+    def reader(self) -> Reader:
+        return reader_for(self.tokenizer, self.tokens)
+
     def count(self, text: str) -> int:
-        """Word pieces the model sees for ``text``, special tokens included."""
-        return len(self.tokenizer.encode(text).ids)
+        """Word pieces the model sees for ``text``, special tokens included; exact up to
+        the window, a lower bound still above it past ``vq.core.model_input``'s cut."""
+        return len(self.tokenizer.encode(self.reader.readable(text)).ids)
 
     def counts(self, texts: Sequence[str], specials: bool = True) -> list[int]:
         """``count`` for many texts at once (batched in Rust, threads included)."""
-        encoded = self.tokenizer.encode_batch(list(texts), add_special_tokens=specials)
+        encoded = self.tokenizer.encode_batch(self.reader.readable_all(texts),
+                                              add_special_tokens=specials)
         return [len(e.ids) for e in encoded]
 
     def truncated(self, texts: Sequence[str]) -> int:

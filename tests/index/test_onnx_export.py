@@ -111,3 +111,24 @@ def test_the_export_tokenizes_without_the_deprecated_call(encoder, monkeypatch):
     assert sample["input_ids"].shape[0] == 1
     older = type("Older", (), {"tokenize": lambda self, texts: {"n": len(texts)}})()
     assert onnx_export._tokenized(older, ["a", "b"]) == {"n": 2}  # sentence-transformers < 6
+
+
+def test_a_huge_line_is_read_from_its_prefix_with_the_same_vector(exported, encoder):
+    """A 4 MB line used to be tokenized whole (hundreds of MB) for a model that reads 256
+    word pieces: both encoders now cut it first (``vq.core.model_input``), and the
+    vectors equal sentence-transformers' own over the whole text."""
+    from vq.core.token_window import load_window
+
+    texts = ["rollout canary index vector " * 20_000,  # 560,000 characters, one line
+             "QUJDRA" * 60_000 + " base64 blob then words",  # one 360,000-character word
+             "short text stays whole"]
+    raw = encoder.model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    onnx = load_exported(exported, MODEL)
+    for got in (encoder.encode(texts), onnx.encode(texts)):
+        cosine = (got * raw).sum(axis=1)
+        assert cosine.min() >= 0.999, cosine
+    window = load_window(MODEL)
+    whole = [len(e.ids) for e in window.tokenizer.encode_batch(texts)]  # the slow way
+    counted = window.counts(texts)
+    assert [n > window.tokens for n in counted] == [True, False, False]  # a blob is one [UNK]
+    assert counted[1:] == whole[1:] and counted[0] > window.tokens
