@@ -10,6 +10,10 @@ from vq.core.display import shown
 from vq.query.search import Hit, Result
 
 SNIPPET_CHARS = 240
+# A hit's full text in JSON (MCP ``full_text``, ``--explain``) stops here: a chunk holds
+# whole lines, and one line can be megabytes (a minified bundle); MCP ``get`` reads the
+# rest by lines when it is really wanted.
+TEXT_CHARS = 32_000
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 
 
@@ -86,7 +90,9 @@ def hit_json(hit: Hit, query: str, with_text: bool = False, stale: str = "") -> 
     if hit.page:
         out["page"] = hit.page
     if with_text:
-        out["text"] = hit.text
+        out["text"] = hit.text[:TEXT_CHARS]
+        if len(hit.text) > TEXT_CHARS:
+            out["text_chars"] = len(hit.text)  # what was cut: the whole text's length
     if stale:
         out["stale"] = stale
     return out
