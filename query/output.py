@@ -83,6 +83,9 @@ def hit_json(hit: Hit, query: str, with_text: bool = False, stale: str = "") -> 
         "breadcrumb": hit.breadcrumb, "kind": hit.kind, "snippet": snippet(hit.text, query),
         "signals": hit.signals,
     }
+    numbered = source_lines(hit, query)
+    if numbered:  # a code search tool's view: [line, text] pairs, [null, "⋮"] for a gap
+        out["lines"] = [[n, line] for n, line in numbered]
     if hit.symbol:
         out["symbol"] = hit.symbol
     if hit.language:

@@ -58,7 +58,8 @@ focused queries beat one long one. Narrow with `vaults`, `kinds`, `paths` rather
 adding words.
 
 Reading results: hits are ranked best first with vault, path, start_line-end_line, the
-heading breadcrumb, a snippet and scores. `score` only orders one result list; never
+heading breadcrumb, a snippet (a code hit: `lines`, its def line and matching lines with
+their numbers) and scores. `score` only orders one result list; never
 compare it across queries. `signals` says which searches found a hit: `bm25` means the
 words occur in it; `dense` alone means a semantic neighbour (cosine score; below ~0.3 with
 the default model it is usually unrelated). Vector search always returns neighbours, so a

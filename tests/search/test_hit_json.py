@@ -19,3 +19,12 @@ def test_a_megabyte_line_is_cut_in_json_and_says_how_long_it_was():
     short = hit_json(hit("var a = 1;"), "var", with_text=True)
     assert short["text"] == "var a = 1;" and "text_chars" not in short
     assert "text" not in hit_json(hit(line), "var")
+
+
+def test_a_code_hit_carries_its_numbered_lines_and_prose_does_not():
+    code = hit("def f(x):\n    a = 1\n    b = 2\n    return x.frobnicate()\n")
+    assert hit_json(code, "frobnicate")["lines"] == [[1, "def f(x):"], [None, "⋮"],
+                                                     [4, "    return x.frobnicate()"]]
+    prose = Hit(id="2", vault="v", path="a.md", abs_path="/v/a.md", start_line=3, end_line=4,
+                breadcrumb="A", kind="notes", text="frobnicate the widgets")
+    assert "lines" not in hit_json(prose, "frobnicate")
