@@ -131,8 +131,8 @@ def service_check(settings: Settings) -> Check:
     state = service_state(settings)
     if state["state"] == "refused":
         return Check("warm service", FAIL, state["reason"], state["fix"])
-    if state["state"] == "not answering":
-        return Check("warm service", WARN, f"pid {state['pid']} is not answering: "
+    if state["state"] in ("not answering", "other code"):
+        return Check("warm service", WARN, f"pid {state['pid']}, {state['state']}: "
                      f"{state['reason']}", state["fix"])
     query_side = _onnx_note(settings)
     if state["state"] == "running":

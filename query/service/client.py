@@ -32,6 +32,7 @@ from vq.core import runtime
 CONNECT_RETRY = (0.005, 0.1)  # first and longest pause between connect attempts, seconds
 DEADLINE = 20.0               # a search never waits longer than this for the service
 INFO_DEADLINE = 2.0
+CODE_CHECK_SECONDS = 10.0     # a `vq serve` looks this often whether vq's files changed
 SILENT_SECONDS = 60.0         # after a timeout, this process leaves the service alone this long
 _silent: dict[str, float] = {}  # socket path -> when its service last timed out here
 
@@ -42,6 +43,7 @@ def request(message: dict[str, Any], deadline: float = DEADLINE) -> dict[str, An
 
     Raises ServiceDirUnsafe when the socket folder could be another user's.
     """
+    message = {**message, "code": _code()}  # a service of other code refuses to answer
     path = runtime.service_socket(create=False)
     quiet = _silent.get(str(path))
     if (quiet is not None and time.monotonic() - quiet < SILENT_SECONDS) or not path.exists():
@@ -237,6 +239,14 @@ def service_state(settings: Any) -> dict[str, Any]:
         reply = request({"op": "info"}, INFO_DEADLINE)
     except ServiceDirUnsafe as exc:
         return {"state": "refused", "reason": exc.message, "fix": exc.fix}
+    if reply is not None and reply.get("code") != _code():
+        return {"state": "other code", "pid": reply.get("pid"),
+                "reason": "it runs other vq code than this command (it started before vq "
+                          "was upgraded or edited), so it answers no search of this code; "
+                          "they run in-process",
+                "fix": "`vq serve --stop`; the next search starts one of this code (a "
+                       "service `vq serve` runs exits by itself within "
+                       f"{CODE_CHECK_SECONDS:g}s of the change)"}
     if reply is not None:
         return {"state": "running", "slot": held(reply, settings.index_dir),
                 "index_count": len(reply.get("indexes") or []),
@@ -254,6 +264,12 @@ def service_state(settings: Any) -> dict[str, Any]:
     else:
         why = "the next search starts one (search.autostart)"
     return {"state": "stopped", "reason": why}
+
+
+def _code() -> str:
+    from vq.core.code_id import code_id
+
+    return code_id()
 
 
 def running_summary(state: dict[str, Any]) -> str:

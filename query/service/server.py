@@ -28,7 +28,9 @@ import time
 from typing import Any
 
 from vq.core import runtime
+from vq.core.code_id import code_id, current
 from vq.core.errors import ServiceRunning
+from vq.query.service.client import CODE_CHECK_SECONDS
 
 MAX_CONNECTIONS = 64
 IDLE_CONNECTION_SECONDS = 10.0
@@ -81,10 +83,12 @@ class Service(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.started = time.time()
         self.last_used = time.monotonic()
         self.stopped = threading.Event()  # set on idle exit; `vq serve` waits on it
+        self.exit_reason = ""  # why it stopped by itself, when not idle or a signal
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._active = 0
         self._count = threading.Lock()
         self.lock_fd = claim(lock_fd)
+        self.code = code_id()  # the code this process loaded (``vq.core.code_id``)
         self.preloading: threading.Thread | None = None  # the model load, begun by start()
         self.path.unlink(missing_ok=True)  # we hold the lock: any socket here is stale
         old = os.umask(0o177)  # the socket is born 0600: only this user may connect
@@ -120,7 +124,9 @@ class Service(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         if msg["op"] == "info":
             return {"ok": True, "pid": os.getpid(), "started": self.started,
                     "idle_minutes": self.idle_seconds / 60, "socket": str(self.path),
-                    **self.ops.info()}
+                    "code": self.code, **self.ops.info()}
+        if msg.get("code") != self.code:  # a client of other (newer, older) vq code
+            return {"ok": False, "error": "other code"}
         return self.ops.answer(msg)
 
     def idle(self) -> bool:
@@ -133,6 +139,17 @@ class Service(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         step = min(30.0, max(0.05, self.idle_seconds / 20))
         while not self.stopped.wait(step):
             if self.idle():
+                self.stopped.set()
+
+    def watch_code(self) -> None:
+        """Exit once vq's files on disk are no longer the code this process runs (an
+        upgrade, a pull in an editable checkout): every client of the new code is
+        refused, so the service would only cost memory; the next search starts one
+        of the new code. Run by `vq serve` only: `vq schedule` keeps its cron builds."""
+        while not self.stopped.wait(CODE_CHECK_SECONDS):
+            if current() != self.code:
+                self.exit_reason = ("vq's code changed on disk since this service started; "
+                                    "the next search starts one of the new code")
                 self.stopped.set()
 
     def watch_versions(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from typing import Any
 
@@ -75,6 +76,7 @@ def _run(ctx: click.Context, load: Any, lock_fd: int | None) -> None:
                     reload=load)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: service.stopped.set())
+    threading.Thread(target=service.watch_code, name="vq-code", daemon=True).start()
     idle = settings.serve.idle_minutes
     click.echo(f"serving every index on {service.path} (pid {os.getpid()}; "
                f"{f'exits after {idle:g} idle minutes' if idle else 'no idle exit'})", err=True)
@@ -86,6 +88,8 @@ def _run(ctx: click.Context, load: Any, lock_fd: int | None) -> None:
         if dashboard is not None:
             dashboard.stop()
         shut(service)
+    if service.exit_reason:
+        click.echo(f"exiting: {service.exit_reason}", err=True)
     click.echo("stopped; socket removed", err=True)
 
 

@@ -105,8 +105,8 @@ def _service_line(svc: dict | None) -> str:
         return "not running (a search starts one unless search.autostart is off or CI is set)"
     if svc["state"] == "refused":
         return f"refused: {svc['reason']} (fix: {svc['fix']})"
-    if svc["state"] == "not answering":
-        return f"not answering: pid {svc['pid']}, {svc['reason']} (fix: {svc['fix']})"
+    if svc["state"] in ("not answering", "other code"):
+        return f"{svc['state']}: pid {svc['pid']}, {svc['reason']} (fix: {svc['fix']})"
     from vq.query.service.client import running_summary
 
     return shown(running_summary(svc))
