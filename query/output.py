@@ -134,7 +134,7 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
         for body in _body(hit, query):
             for word in terms(query):
                 body.highlight_words([word], style="bold yellow", case_sensitive=False)
-            console.print(body)
+            console.print(body, no_wrap=bool(body.no_wrap), overflow=body.overflow)
         if explain:
             console.print(Text("    " + shown(_signals_line(hit)), style="dim"))
     if explain:

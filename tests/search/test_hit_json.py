@@ -28,3 +28,23 @@ def test_a_code_hit_carries_its_numbered_lines_and_prose_does_not():
     prose = Hit(id="2", vault="v", path="a.md", abs_path="/v/a.md", start_line=3, end_line=4,
                 breadcrumb="A", kind="notes", text="frobnicate the widgets")
     assert "lines" not in hit_json(prose, "frobnicate")
+
+
+def test_a_code_line_longer_than_the_terminal_is_cut_not_wrapped():
+    """A wrapped code line would start a row without its number; it is cut with …."""
+    import io
+
+    from rich.console import Console
+
+    from vq.query.output import render
+    from vq.query.search import Result
+
+    long = "    return frobnicate(" + ", ".join(f"argument_{n}" for n in range(20)) + ")"
+    code = hit("def f(x):\n" + long + "\n")
+    code.rank = 1
+    out = io.StringIO()
+    render(Result([code], "lexical", "lexical", "m"), "frobnicate", False,
+           Console(file=out, width=60, highlight=False))
+    rows = out.getvalue().splitlines()
+    assert rows[2:] == ["    1  def f(x):",
+                        "    2      return frobnicate(argument_0, argument_1, argume…"]
