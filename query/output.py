@@ -39,8 +39,10 @@ def code_lines(text: str, first: int, query: str, most: int = 4,
     ``class`` line of a definition's hit) and the lines that match the most query
     terms, in file order, numbered as in the file (``first`` is the number of
     ``text``'s first line), indentation kept relative to each other; ``(None, "⋮")``
-    marks skipped lines. With no line matching: the first ``most`` lines."""
-    lines = text.splitlines()
+    marks skipped lines. With no line matching: the first ``most`` lines. Tabs become
+    four spaces (Go, Makefiles: a tab is indentation to the reader, not a control
+    character to escape)."""
+    lines = [line.expandtabs(4) for line in text.splitlines()]
     filled = [i for i, line in enumerate(lines) if line.strip()]
     if not filled:
         return []

@@ -214,3 +214,6 @@ def test_code_lines_keep_the_head_the_best_window_and_relative_indentation():
     assert [n for n, _ in code_lines(lines, 1, "step_2 step_7 done")] == [1, None, 4, None, 9,
                                                                          None, 11]
     assert code_lines("", 1, "x") == []
+    go = "func f() {\n\tif ok {\n\t\treturn frobnicate()\n\t}\n}\n"
+    assert code_lines(go, 7, "frobnicate") == [(7, "func f() {"), (None, "⋮"),
+                                               (9, "        return frobnicate()")]
