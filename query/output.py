@@ -29,7 +29,7 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
     if not lines:
         return ""
     best = max(range(len(lines)), key=lambda i: (sum(w in lines[i].lower() for w in words), -i))
-    out = " ".join(lines[best:best + 4])
+    out = " ".join(lines[best:best + 4]).replace("\t", " ")  # a tab is a space here
     return out if len(out) <= width else out[:width - 1].rstrip() + "…"
 
 
