@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from vq.core.attr_list import strip_heading_attrs
@@ -33,30 +34,38 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
     return out if len(out) <= width else out[:width - 1].rstrip() + "…"
 
 
-def code_lines(text: str, first: int, query: str, most: int = 4,
-               width: int = 100) -> list[tuple[int | None, str]]:
+def code_lines(text: str, first: int, query: str, most: int = 4, width: int = 100,
+               extra: Sequence[tuple[int | None, str]] = ()) -> list[tuple[int | None, str]]:
     """A code hit as a code search tool shows it: its first line (the ``def`` or
     ``class`` line of a definition's hit) and the lines that match the most query
     terms, in file order, numbered as in the file (``first`` is the number of
     ``text``'s first line), indentation kept relative to each other; ``(None, "⋮")``
-    marks skipped lines. With no line matching: the first ``most`` lines. Tabs become
-    four spaces (Go, Makefiles: a tab is indentation to the reader, not a control
-    character to escape)."""
-    lines = [line.expandtabs(4) for line in text.splitlines()]
-    filled = [i for i, line in enumerate(lines) if line.strip()]
+    marks skipped lines. With no line matching: the first ``most`` lines. ``extra``:
+    more numbered lines of the file to show after them (a class's outline; a ``None``
+    number is a note such as "+3 more"). Tabs become four spaces (Go, Makefiles: a tab
+    is indentation to the reader, not a control character to escape)."""
+    known = {first + i: line.expandtabs(4) for i, line in enumerate(text.splitlines())}
+    filled = [n for n in known if known[n].strip()]
     if not filled:
         return []
     words = terms(query)
-    score = {i: sum(w in lines[i].lower() for w in words) for i in filled[1:]}
-    matched = sorted((i for i in score if score[i]), key=lambda i: (-score[i], i))
+    score = {n: sum(w in known[n].lower() for w in words) for n in filled[1:]}
+    matched = sorted((n for n in score if score[n]), key=lambda n: (-score[n], n))
     picked = sorted({filled[0], *matched[:most - 1]}) if matched else filled[:most]
-    indent = min(len(lines[i]) - len(lines[i].lstrip()) for i in picked)
+    more = [(n, line.expandtabs(4)) for n, line in extra if n is None or n not in known]
+    known.update((n, line) for n, line in more if n is not None)
+    numbers = sorted({*picked, *(n for n, _ in more if n is not None)})
+    indent = min(len(known[n]) - len(known[n].lstrip()) for n in numbers)
     out: list[tuple[int | None, str]] = []
-    for n, i in enumerate(picked):
-        if n and any(lines[j].strip() for j in range(picked[n - 1] + 1, i)):
+    listed = {n for n, _ in more if n is not None}  # an outline: a list, no gaps within
+    for k, n in enumerate(numbers):
+        prev = numbers[k - 1] if k else None
+        if prev is not None and not (prev in listed and n in listed) and any(
+                j not in known or known[j].strip() for j in range(prev + 1, n)):
             out.append((None, "⋮"))
-        line = lines[i][indent:].rstrip()
-        out.append((first + i, line if len(line) <= width else line[:width - 1] + "…"))
+        line = known[n][indent:].rstrip()
+        out.append((n, line if len(line) <= width else line[:width - 1] + "…"))
+    out += [(None, f"⋮ {note}") for n, note in more if n is None]
     return out
 
 
@@ -66,7 +75,7 @@ def source_lines(hit: Hit, query: str) -> list[tuple[int | None, str]] | None:
     and PDFs, which are shown as one line of text."""
     if not hit.language or hit.page:
         return None
-    return code_lines(hit.text, hit.start_line, query)
+    return code_lines(hit.text, hit.start_line, query, extra=hit.outline)
 
 
 def location(hit: Hit) -> str:

@@ -21,7 +21,7 @@ from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
 from vq.core.schema import SECTION_VECTOR
 from vq.core.settings import METHODS, Settings
-from vq.query import code_rank, collapse, fusion
+from vq.query import code_rank, collapse, fusion, outline
 from vq.query.encoders import QueryModels
 from vq.query.filters import Filters, combine, explain_empty, predicates
 from vq.query.sources import LanceSources, Sources
@@ -71,6 +71,8 @@ class Hit:
     rank: int = 0
     signals: dict[str, dict[str, float]] = field(default_factory=dict)
     mtime: float = 0.0           # the file's mtime when it was indexed (epoch seconds)
+    # a header-only class hit: its members' first lines (``vq.query.outline``)
+    outline: list[tuple[int | None, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -146,7 +148,9 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     if q.rerank:
         ranked = _rerank(settings, models, q, ranked, rows, res)
     shown = collapse.show_heads(sources, ranked[:q.limit], rows)
-    res.hits = [_hit(settings, rows[i], rank) for rank, i in enumerate(shown, 1)]
+    members = outline.outlines(sources, [rows[i] for i in shown])
+    res.hits = [_hit(settings, rows[i], rank, members.get(i, []))
+                for rank, i in enumerate(shown, 1)]
     if not res.hits and preds:
         res.empty_filter = explain_empty(index, preds)
     _note_staleness(settings, index, res)
@@ -414,7 +418,8 @@ def _note_staleness(settings: Settings, index: store.Index, res: Result) -> None
         res.notices.append(res.stale["note"])
 
 
-def _hit(settings: Settings, row: dict, rank: int) -> Hit:
+def _hit(settings: Settings, row: dict, rank: int,
+         members: list[tuple[int | None, str]] | None = None) -> Hit:
     vault = settings.vault(row["vault"])
     abs_path = str(vault.path / row["path"]) if vault else row["path"]
     return Hit(id=row["id"], vault=row["vault"], path=row["path"], abs_path=abs_path,
@@ -423,4 +428,4 @@ def _hit(settings: Settings, row: dict, rank: int) -> Hit:
                text=row["text"][row["body_start"]:], symbol=row["symbol"] or "",
                language=row["language"] or "", page=row["page"],
                score=round(row["_score"], 6), rank=rank, signals=row["_signals"],
-               mtime=row.get("mtime") or 0.0)
+               mtime=row.get("mtime") or 0.0, outline=members or [])

@@ -214,6 +214,40 @@ def test_code_lines_keep_the_head_the_best_window_and_relative_indentation():
     assert [n for n, _ in code_lines(lines, 1, "step_2 step_7 done")] == [1, None, 4, None, 9,
                                                                          None, 11]
     assert code_lines("", 1, "x") == []
+    outline = [(3, "\tdef f(self):"), (9, "\tdef g(self):"), (None, "+2 more")]
+    assert code_lines("class A:\n", 1, "A", extra=outline) == [
+        (1, "class A:"), (None, "⋮"), (3, "    def f(self):"), (9, "    def g(self):"),
+        (None, "⋮ +2 more")]  # no gap marks inside the outline: it is a list
     go = "func f() {\n\tif ok {\n\t\treturn frobnicate()\n\t}\n}\n"
     assert code_lines(go, 7, "frobnicate") == [(7, "func f() {"), (None, "⋮"),
                                                (9, "        return frobnicate()")]
+
+
+def big_class() -> str:
+    """A class cut at its methods (too long for one chunk), with no docstring: its own
+    chunk is the ``class`` line alone."""
+    methods = "".join(
+        f"    @property\n    def step_{n}(self):\n" + "".join(
+            f"        value_{k} = self.compute({n}, {k})  # a long enough line of code\n"
+            for k in range(12)) + f"        return value_{n % 12}\n\n"
+        for n in range(9))
+    return "import math\n\n\nclass Pipeline:\n" + methods
+
+
+def test_a_header_only_class_hit_shows_its_members_first_lines(tmp_path, build, cli):
+    settings = make(tmp_path, {"pkg/pipeline.py": big_class()})
+    assert build(settings).outcome == "ok"
+    source = (tmp_path / "code" / "pkg" / "pipeline.py").read_text().splitlines()
+    hit = search(settings, Query("Pipeline", method="lexical", limit=20)).hits[0]
+    assert (hit.symbol, hit.start_line, hit.end_line) == ("Pipeline", 4, 4)
+    wanted = [(n, line) for n, line in enumerate(source, 1) if line.startswith("    def ")]
+    assert len(wanted) == 9 and hit.outline == [*wanted[:6], (None, "+3 more")]
+    result = cli("--config", tmp_path / "vq.yaml", "search", "-m", "lexical", "-n", "1",
+                 "Pipeline")
+    lines = result.stdout.splitlines()
+    assert lines[2:] == [" " * 5 + "4  class Pipeline:", "        ⋮",  # @property skipped
+                         *[f"    {n:>2}      def step_{k}(self):"
+                           for k, (n, _) in enumerate(wanted[:6])],
+                         "        ⋮ +3 more"], lines
+    method = search(settings, Query("step_3", method="lexical")).hits[0]
+    assert method.symbol == "Pipeline.step_3" and method.outline == []  # only bare classes

@@ -1,0 +1,74 @@
+"""A class hit that is only its header line gets an outline of its members.
+
+A class too large for one chunk is cut at its methods, and its own chunk keeps only
+the lines above the first one: without a docstring that is ``class StaticFiles:``
+alone, a hit that tells the reader nothing. A code search tool shows the class's
+outline instead, so such a hit carries the first line of each member (its ``def``
+line, numbered as in the file), read from the index: the members are the definitions
+whose breadcrumb continues the class's (``file :: StaticFiles :: __init__``). Output
+only: nothing here changes a score or a rank.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vq.core.store import sql_str
+
+HEADER_LINES = 2        # a class hit with at most this many non-blank lines gets an outline
+MEMBERS = 6             # members shown; the rest are counted
+MEMBER_FETCH = 20_000   # chunks of the hits' files read to find the members
+
+Line = tuple[int | None, str]
+
+
+def outlines(sources: Any, rows: list[dict]) -> dict[str, list[Line]]:
+    """Hit id -> its members' first lines (``(None, "+N more")`` last when cut)."""
+    bare = [r for r in rows if _bare_definition(r)]
+    if not bare:
+        return {}
+    files = sorted({(r["vault"], r["path"]) for r in bare})
+    where = " OR ".join(f"(vault = {sql_str(v)} AND path = {sql_str(p)})" for v, p in files)
+    found = sources.rows(where, MEMBER_FETCH).to_pylist()
+    out = {}
+    for row in bare:
+        members = _members(row, found)
+        if members:
+            out[row["id"]] = members
+    return out
+
+
+def _bare_definition(row: dict) -> bool:
+    body = row["text"][row["body_start"]:]
+    return (row.get("kind") == "code" and bool(row.get("symbol")) and bool(row.get("language"))
+            and not row.get("page")
+            and sum(1 for line in body.splitlines() if line.strip()) <= HEADER_LINES)
+
+
+def _members(row: dict, found: list[dict]) -> list[Line]:
+    """Each direct member's first line (the one naming it), in file order."""
+    prefix = row["breadcrumb"] + " :: "
+    heads: dict[str, dict] = {}
+    for other in found:
+        crumb = other["breadcrumb"]
+        if (other["vault"], other["path"]) != (row["vault"], row["path"]) or \
+                not crumb.startswith(prefix) or " :: " in crumb[len(prefix):]:
+            continue
+        best = heads.get(crumb)
+        if best is None or other["start_line"] < best["start_line"]:
+            heads[crumb] = other
+    lines = [_first_line(member, crumb[len(prefix):])
+             for crumb, member in sorted(heads.items(), key=lambda kv: kv[1]["start_line"])]
+    if len(lines) > MEMBERS:
+        return [*lines[:MEMBERS], (None, f"+{len(lines) - MEMBERS} more")]
+    return lines
+
+
+def _first_line(member: dict, name: str) -> Line:
+    """The member's line that names it (below its decorators and comments), else its
+    first line."""
+    body = member["text"][member["body_start"]:].splitlines()
+    for offset, line in enumerate(body):
+        if name in line and not line.lstrip().startswith(("@", "#", "//", "/*", "*")):
+            return member["start_line"] + offset, line
+    return member["start_line"], body[0] if body else ""
