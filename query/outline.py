@@ -39,9 +39,13 @@ def outlines(sources: Any, rows: list[dict]) -> dict[str, list[Line]]:
 
 
 def _bare_definition(row: dict) -> bool:
+    """A class (struct, interface: the embed context's second line names the kind,
+    ``class StaticFiles: class StaticFiles``) whose chunk is its header alone. Short
+    functions are not asked about: most searches then cost no extra query."""
+    context = row["text"][:row["body_start"]].split("\n")
     body = row["text"][row["body_start"]:]
     return (row.get("kind") == "code" and bool(row.get("symbol")) and bool(row.get("language"))
-            and not row.get("page")
+            and not row.get("page") and len(context) > 1 and context[1].startswith("class ")
             and sum(1 for line in body.splitlines() if line.strip()) <= HEADER_LINES)
 
 

@@ -251,3 +251,29 @@ def test_a_header_only_class_hit_shows_its_members_first_lines(tmp_path, build, 
                          "        ⋮ +3 more"], lines
     method = search(settings, Query("step_3", method="lexical")).hits[0]
     assert method.symbol == "Pipeline.step_3" and method.outline == []  # only bare classes
+
+
+def test_only_a_header_only_class_asks_the_index_for_members():
+    """A short function is not a class: the outline costs it no query."""
+    from vq.query.outline import outlines
+
+    class Counting:
+        calls = 0
+
+        def rows(self, where, k):
+            import pyarrow as pa
+
+            self.calls += 1
+            return pa.table({"vault": [], "path": [], "breadcrumb": [], "start_line": [],
+                             "text": [], "body_start": []})
+
+    def row(kind: str, body: str) -> dict:
+        context = f"v/a.py > a.py :: f\n{kind} f: def f()\n\n"
+        return {"id": kind, "kind": "code", "symbol": "f", "language": "python", "page": None,
+                "vault": "v", "path": "a.py", "breadcrumb": "a.py :: f", "start_line": 1,
+                "text": context + body, "body_start": len(context)}
+
+    sources = Counting()
+    assert outlines(sources, [row("function", "def f(): return 1")]) == {}
+    assert sources.calls == 0
+    assert outlines(sources, [row("class", "class F:")]) == {} and sources.calls == 1
