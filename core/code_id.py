@@ -24,13 +24,9 @@ PACKAGES = ("vq", "vq.core", "vq.indexer", "vq.query", "vq.jobs")
 SUFFIXES = (".py", ".html", ".js", ".css")
 
 
+@lru_cache(maxsize=1)
 def code_id() -> str:
     """This process's id: computed once, so it names the code the process loaded."""
-    return _loaded()
-
-
-@lru_cache(maxsize=1)
-def _loaded() -> str:
     return current()
 
 

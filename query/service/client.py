@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from vq.core import runtime
+from vq.core.code_id import code_id
 
 CONNECT_RETRY = (0.005, 0.1)  # first and longest pause between connect attempts, seconds
 DEADLINE = 20.0               # a search never waits longer than this for the service
@@ -43,11 +44,11 @@ def request(message: dict[str, Any], deadline: float = DEADLINE) -> dict[str, An
 
     Raises ServiceDirUnsafe when the socket folder could be another user's.
     """
-    message = {**message, "code": _code()}  # a service of other code refuses to answer
     path = runtime.service_socket(create=False)
     quiet = _silent.get(str(path))
     if (quiet is not None and time.monotonic() - quiet < SILENT_SECONDS) or not path.exists():
         return None
+    message = {**message, "code": code_id()}  # a service of other code refuses to answer
     patient = deadline >= DEADLINE  # a search's wait; a 2 s info ask neither notes nor skips
     holder = runtime.lock_holder()
     if stopped(holder) or (patient and _marked_silent(holder)):
@@ -239,7 +240,7 @@ def service_state(settings: Any) -> dict[str, Any]:
         reply = request({"op": "info"}, INFO_DEADLINE)
     except ServiceDirUnsafe as exc:
         return {"state": "refused", "reason": exc.message, "fix": exc.fix}
-    if reply is not None and reply.get("code") != _code():
+    if reply is not None and reply.get("code") != code_id():
         return {"state": "other code", "pid": reply.get("pid"),
                 "reason": "it runs other vq code than this command (it started before vq "
                           "was upgraded or edited), so it answers no search of this code; "
@@ -264,12 +265,6 @@ def service_state(settings: Any) -> dict[str, Any]:
     else:
         why = "the next search starts one (search.autostart)"
     return {"state": "stopped", "reason": why}
-
-
-def _code() -> str:
-    from vq.core.code_id import code_id
-
-    return code_id()
 
 
 def running_summary(state: dict[str, Any]) -> str:

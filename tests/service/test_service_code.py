@@ -47,7 +47,7 @@ def test_a_service_of_other_code_answers_nothing_and_status_says_why(built, conf
         q = {"text": "rollback", "method": "lexical", "limit": 3}
         output = {"json": True, "files": False, "explain": False, "tty": False}
         assert client.search(built, {}, q, output) is not None  # the same code: answered
-        monkeypatch.setattr(client, "_code", lambda: "other-code")
+        monkeypatch.setattr(client, "code_id", lambda: "other-code")
         assert client.search(built, {}, q, output) is None
         assert client.encode("all-MiniLM-L6-v2", ["rollback"], built.index_dir) is None
         found = cli("--config", config_file, "search", "-m", "lexical", "--json", "rollback")
