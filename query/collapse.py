@@ -104,14 +104,7 @@ def cap_per_file(order: Sequence[str], rows: dict[str, dict], cap: int) -> list[
 def one_per_file(order: Sequence[str], rows: dict[str, dict]) -> list[str]:
     """Each file's best hit only: ``vq search --files -n 5`` names five files, as
     ``rg -l`` would, not the files among the five best hits."""
-    seen: set[tuple[str, str]] = set()
-    kept = []
-    for i in order:
-        key = rows[i]["vault"], rows[i]["path"]
-        if key not in seen:
-            seen.add(key)
-            kept.append(i)
-    return kept
+    return fusion.one_per_section(order, {i: (rows[i]["vault"], rows[i]["path"]) for i in order})
 
 
 def show_heads(sources: Any, shown: Sequence[str], rows: dict[str, dict]) -> list[str]:
@@ -134,11 +127,16 @@ def show_heads(sources: Any, shown: Sequence[str], rows: dict[str, dict]) -> lis
     return out
 
 
-def _head(row: dict) -> bool:
-    """The piece holds its definition's signature, so it is the head: no lookup. The
-    signature is the embed context's first line (``function f: def f(x)``)."""
+def definition_line(row: dict) -> str:
+    """A code chunk's embed context line naming its definition, ``function f: def f(x)``
+    (kind, symbol, signature), below the breadcrumb header; "" when it has none."""
     context = row["text"][:row["body_start"]].split("\n")
-    signature = context[1].partition(": ")[2][:80] if len(context) > 1 else ""
+    return context[1] if len(context) > 1 else ""
+
+
+def _head(row: dict) -> bool:
+    """The piece holds its definition's signature, so it is the head: no lookup."""
+    signature = definition_line(row).partition(": ")[2][:80]
     return bool(signature) and signature in " ".join(row["text"][row["body_start"]:].split())
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from vq.core.store import sql_str
+from vq.query.collapse import definition_line, is_definition
 
 HEADER_LINES = 2        # a class hit with at most this many non-blank lines gets an outline
 MEMBERS = 6             # members shown; the rest are counted
@@ -42,10 +43,9 @@ def _bare_definition(row: dict) -> bool:
     """A class (struct, interface: the embed context's second line names the kind,
     ``class StaticFiles: class StaticFiles``) whose chunk is its header alone. Short
     functions are not asked about: most searches then cost no extra query."""
-    context = row["text"][:row["body_start"]].split("\n")
     body = row["text"][row["body_start"]:]
-    return (row.get("kind") == "code" and bool(row.get("symbol")) and bool(row.get("language"))
-            and not row.get("page") and len(context) > 1 and context[1].startswith("class ")
+    return (is_definition(row) and bool(row.get("language")) and not row.get("page")
+            and definition_line(row).startswith("class ")
             and sum(1 for line in body.splitlines() if line.strip()) <= HEADER_LINES)
 
 
