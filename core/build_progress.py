@@ -41,6 +41,12 @@ def clear_record(lock_path: Path) -> None:
     record_path(lock_path).unlink(missing_ok=True)
 
 
+def chunks_of(done: int, total: int, exact: bool) -> str:
+    """"12,400 of ~15,348 chunks": the ``~`` says the total is still an estimate (files
+    are left to read), for the build's progress line and `vq status` alike."""
+    return f"{done:,} of {'' if exact else '~'}{total:,} chunks"
+
+
 def embedded_line(record: dict[str, Any]) -> str | None:
     """"12,400 of 15,348 chunks embedded", or None when every chunk has its vectors
     (or the record is about a rebuild's staged tables, not the ones searched)."""

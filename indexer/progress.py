@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from vq.core.build_progress import write_record
+from vq.core.build_progress import chunks_of, write_record
 
 BYTES_PER_CHUNK = 900  # the prior until the first files are chunked (chunk.max_chars 1,500)
 LINE_EVERY = 30.0      # seconds between progress lines off a TTY
@@ -41,8 +41,7 @@ class View:
         pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
         rate = f", {self.rate:,.1f} chunks/s" if self.rate else ""
         eta = f", ETA {clock(self.eta)}" if self.eta is not None else ""
-        about = "" if self.exact else "~"
-        return (f"{self.phase}: {self.done:,} of {about}{self.total:,} chunks embedded{pct}, "
+        return (f"{self.phase}: {chunks_of(self.done, self.total, self.exact)} embedded{pct}, "
                 f"{self.files_done:,} of {self.files_total:,} files read{rate}{eta}")
 
 

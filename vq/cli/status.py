@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from vq.cli.shared import echo_json, settings_from
+from vq.core.build_progress import chunks_of
 from vq.core.builds import ago, when_built
 from vq.core.display import shown
 
@@ -78,8 +79,8 @@ def status(ctx: click.Context, as_json: bool, check: bool, max_age: str | None) 
 def _progress_line(record: dict) -> str:
     """The running build, from its record: "embed: 12,400 of ~15,348 chunks (81%), ..."."""
     done, total = record.get("done", 0), record.get("total", 0)
-    about = "" if record.get("exact") else "~"
-    parts = [f"building ({record.get('phase', '?')}): {done:,} of {about}{total:,} chunks"
+    parts = [f"building ({record.get('phase', '?')}): "
+             f"{chunks_of(done, total, bool(record.get('exact')))}"
              + (f" ({100 * done / total:.0f}%)" if total else ""),
              f"{record.get('files_done', 0):,} of {record.get('files_total', 0):,} files read"]
     if record.get("rate"):
