@@ -53,57 +53,6 @@ def _with_search(**keys: Any) -> Variant:
 VARIANTS: dict[str, Variant] = {"baseline": as_shipped}
 
 
-@contextlib.contextmanager
-def heading_vectors(settings: Any) -> Iterator[Any]:
-    """docs/decisions.md#heading-vectors: the cosine between the query and each
-    candidate's breadcrumb, encoded alone, as a fourth convex signal (the dense weight
-    split three ways). Candidates only: no new search."""
-    import numpy as np
-
-    from vq.query import search as vs
-
-    cache: dict[tuple[str, str, str], Any] = {}
-    pools, convex = vs._pools, vs._convex
-
-    def vector(models: Any, text: str, kind: str = "heading") -> Any:
-        key = (models.model, kind, text)
-        if key not in cache:
-            cache[key] = np.asarray(models.encode(text)[0], dtype=np.float32)
-        return cache[key]
-
-    def with_headings(settings: Any, q: Any, sources: Any, models: Any, where: Any,
-                      pool: int, res: Any, rows: dict[str, dict]) -> dict[str, list[str]]:
-        rankings = pools(settings, q, sources, models, where, pool, res, rows)
-        if q.method == "hybrid" and "dense" in rankings:
-            query = vector(models, q.text, "query")
-            cosine = {i: float(vector(models, row["breadcrumb"]) @ query)
-                      for i, row in rows.items()}
-            ids = sorted(cosine, key=lambda i: (-cosine[i], i))
-            for rank, i in enumerate(ids, 1):
-                rows[i]["_signals"]["headings"] = {"rank": rank, "score": cosine[i]}
-            rankings["headings"] = ids
-        return rankings
-
-    def convex_four(rankings: dict[str, list[str]], rows: dict[str, dict],
-                    lexical_weight: float) -> dict[str, float]:
-        if "headings" not in rankings:
-            return convex(rankings, rows, lexical_weight)
-        pools_ = {name: {i: rows[i]["_signals"][name]["score"] for i in ids}
-                  for name, ids in rankings.items()}
-        dense = (1.0 - lexical_weight) / 3
-        weights = {"bm25": lexical_weight, "dense": dense, vs.SECTIONS: dense,
-                   "headings": dense}
-        return vs.fusion.convex(pools_, weights, zero_floor=False)
-
-    vs._pools, vs._convex = with_headings, convex_four
-    try:
-        yield settings
-    finally:
-        vs._pools, vs._convex = pools, convex
-
-
-VARIANTS["heading-vectors"] = heading_vectors
-
 RECORD_BYTES = 4096  # docs/decisions.md#record-hits: a short file, about 1,024 tokens
 DEEPER = 30  # hits asked for before a hit unit collapses them to ten
 
