@@ -52,7 +52,6 @@ def _with_search(**keys: Any) -> Variant:
 
 VARIANTS: dict[str, Variant] = {"baseline": as_shipped}
 
-
 RECORD_BYTES = 4096  # docs/decisions.md#record-hits: a short file, about 1,024 tokens
 DEEPER = 30  # hits asked for before a hit unit collapses them to ten
 
