@@ -60,6 +60,24 @@ HANDLER_BY_FILENAME: dict[str, str] = {
     **dict.fromkeys(LANGUAGE_BY_FILENAME, "code"),
 }
 HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
+PROSE_KIND_IN_CODE = {"markdown": "notes", "html": "docs", "pdf": "docs"}
+
+
+def content_kind(vault_kind: str, handler: str) -> str:
+    """The kind a file's rows carry: its vault's, except that source code is "code" in
+    any vault and a Markdown guide, HTML page or PDF inside a code vault is prose.
+
+    Why: ranking reads the row's kind (a prose section's pieces collapse into one hit
+    and carry a section vector; code gets definition hits and code signals), and so does
+    ``--kind``. A repository indexed as one code vault, as ``vq init`` proposes for a
+    project without a docs folder, holds its README and guides too: ranked as code, one
+    long guide section filled the first hits piece by piece. Plain text and config files
+    keep the vault's kind (they have no structure either way)."""
+    if handler == "code":
+        return "code"
+    if vault_kind == "code":
+        return PROSE_KIND_IN_CODE.get(handler, "code")
+    return vault_kind
 
 
 def file_name(relpath: str) -> str:

@@ -66,7 +66,7 @@ def chunks_schema(meta: IndexMeta) -> pa.Schema:
         pa.field("id", pa.string()),
         pa.field("vault", pa.string()),
         pa.field("path", pa.string()),          # posix, relative to the vault root
-        pa.field("kind", pa.string()),          # notes | code | docs (from the vault)
+        pa.field("kind", pa.string()),          # notes | code | docs (filetypes.content_kind)
         pa.field("handler", pa.string()),       # markdown | code | text | ...
         pa.field("language", pa.string()),
         pa.field("title", pa.string()),

@@ -54,7 +54,8 @@ class Vault:
     path: Path = setting(doc="the folder to index; relative to the config file")
     include: tuple[str, ...] = setting((), doc="gitignore-style globs to index (default all)")
     exclude: tuple[str, ...] = setting((), doc="gitignore-style globs to leave out")
-    kind: Kind = setting("notes", doc="notes, code or docs: how results are ranked and shown")
+    kind: Kind = setting("notes", doc="notes, code or docs: how results are ranked and shown "
+                         "(source code is code in any vault, Markdown in a code vault notes)")
     gitignore: bool = setting(True, doc="honour the vault's .gitignore files")
 
 

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from vq.core import store
+from vq.core.filetypes import content_kind
 from vq.core.manifest import ManifestRow
 from vq.core.walk import FileEntry
 from vq.indexer import write
@@ -150,7 +151,7 @@ def chunk_files(chunker: FileChunker, kinds: dict[str, str], works: list[FileWor
             keep_old(out, entry, old, name,
                      f"{name} handler failed: {type(exc).__name__}: {exc}"[:300])
             continue
-        new = document_rows(entry, kinds.get(entry.vault, "notes"), name, doc)
+        new = document_rows(entry, content_kind(kinds.get(entry.vault, "notes"), name), name, doc)
         pending.extend(new)
         out.keys.append((entry.vault, entry.path))
         out.manifest.append(manifest_row(entry, digest, len(new), name, None))

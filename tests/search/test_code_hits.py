@@ -277,3 +277,32 @@ def test_only_a_header_only_class_asks_the_index_for_members():
     assert outlines(sources, [row("function", "def f(): return 1")]) == {}
     assert sources.calls == 0
     assert outlines(sources, [row("class", "class F:")]) == {} and sources.calls == 1
+
+
+def test_a_guide_in_a_code_vault_ranks_as_prose_one_hit_per_section(tmp_path, build):
+    """A repository indexed as one code vault (``vq init`` without a docs folder) holds
+    its guides too: a long Markdown section is one hit, not a page of its pieces, its
+    rows are notes for ``--kind``, and the source beside it stays code."""
+    from vq.core.store import open_for
+    from vq.query.filters import Filters
+
+    section = "\n\n".join(
+        f"Binary detection, case {n}: a file holding a NUL byte is treated as binary and "
+        f"searching it stops at that byte unless the text flag asks for every byte."
+        for n in range(40))
+    guide = f"# User guide\n\n## Binary data\n\n{section}\n\n## Colors\n\nSet colors here.\n"
+    settings = make(tmp_path, {"GUIDE.md": guide, **CODE})
+    assert build(settings).outcome == "ok"
+    kinds = {(r["path"], r["kind"]) for r in open_for(settings).chunks.search()
+             .select(["path", "kind"]).limit(10_000).to_list()}
+    assert ("GUIDE.md", "notes") in kinds and ("GUIDE.md", "code") not in kinds
+    assert ("pkg/params.py", "code") in kinds
+    hits = search(settings, Query("how is a binary file with a NUL byte detected",
+                                  limit=10)).hits
+    binary = [h for h in hits if h.path == "GUIDE.md" and h.breadcrumb.endswith("Binary data")]
+    assert len(binary) == 1 and hits[0] is binary[0]
+    code_only = search(settings, Query("binary NUL byte", limit=10,
+                                       filters=Filters(kinds=("code",)))).hits
+    assert code_only and all(h.path.endswith(".py") for h in code_only)
+    notes = search(settings, Query("binary NUL byte", filters=Filters(kinds=("notes",)))).hits
+    assert notes and {h.path for h in notes} == {"GUIDE.md"}
