@@ -96,7 +96,7 @@ def rules_off(names: tuple[str, ...], cap: int | None = None) -> Iterator[None]:
     if "definitions" in names:
         code_rank.symbol_terms = lambda query: []
     if "secondary" in names:
-        code_rank.secondary = lambda path, query: False
+        code_rank.secondary = lambda path, query, symbol=None: False
     if "cap" in names or cap is not None:
         collapse.cap_per_file = lambda order, rows, _: saved[2](order, rows, cap or 0)
     try:

@@ -13,7 +13,10 @@ the signals scored 0 stays below every hit they scored above 0.
   (``vq.query.search``), so they join the fusion, not the top.
 * **Tests, examples and vendored code below the implementation**, unless the
   query asks for them ("test", "example", "spec", ...): their score is
-  multiplied by ``SECONDARY``.
+  multiplied by ``SECONDARY``. A test is known by its file (``tests/``,
+  ``test_*.py``, ``*_test.go``, ``*.spec.ts``) or, where tests live beside the
+  code (Rust's ``mod tests``, a ``test_*`` function in the module it tests), by
+  its symbol.
 
 Pieces of one definition collapse into one hit and a file's hits are capped
 (``search.per_file_cap``, when set) after these rules, in ``vq.query.collapse``.
@@ -37,6 +40,7 @@ _SECONDARY_PATH = re.compile(
     r"(^|/)(tests?|testing|spec|specs|__tests__|examples?|samples?|demos?|vendor|"
     r"third_party|fixtures?)/|(^|/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+"
     r"|conftest\.py)$")
+_TEST_SYMBOL = re.compile(r"(^|\.)(tests?\.|test_)")
 _ASKS_SECONDARY = re.compile(r"\b(tests?|testing|spec|specs|examples?|samples?|fixtures?|"
                              r"vendor(ed)?|demo)\b", re.IGNORECASE)
 
@@ -97,9 +101,11 @@ def names(symbol: str | None, terms: Iterable[str], path: str = "") -> bool:
         for module, name in module_splits(t)) for t in terms)
 
 
-def secondary(path: str, query: str) -> bool:
-    """A test/example/vendored file the query did not ask for."""
-    return bool(_SECONDARY_PATH.search(path)) and not _ASKS_SECONDARY.search(query)
+def secondary(path: str, query: str, symbol: str | None = None) -> bool:
+    """A test/example/vendored file, or a test defined beside the code it tests, that
+    the query did not ask for."""
+    found = _SECONDARY_PATH.search(path) or symbol and _TEST_SYMBOL.search(symbol)
+    return bool(found) and not _ASKS_SECONDARY.search(query)
 
 
 def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]) -> list[str]:
@@ -110,7 +116,7 @@ def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]
         if row.get("kind") != "code":
             continue
         factor, notes = 1.0, {}
-        if secondary(row["path"], query):
+        if secondary(row["path"], query, row.get("symbol")):
             factor *= SECONDARY
             notes["secondary"] = SECONDARY
         if names(row.get("symbol"), terms, row["path"]):

@@ -22,6 +22,18 @@ def test_tests_are_halved_and_a_named_definition_counts_double():
     assert table["d"]["_signals"]["code"] == {"defines": code_rank.DEFINES}
 
 
+def test_a_test_beside_the_code_it_tests_is_known_by_its_symbol():
+    """Rust keeps tests in the module (``mod tests``, ``fn test_max_columns``): ripgrep's
+    flag tests outranked the flag's definition for "max-columns"."""
+    specs = (("t", "src/flags.rs", "test_max_columns", 0.9),
+             ("u", "src/flags.rs", "tests.parses_max_columns", 0.85),
+             ("d", "src/flags.rs", "MaxColumns", 0.6),
+             ("k", "src/latest.rs", "latest_version", 0.5),
+             ("c", "src/contest.rs", "contest.run", 0.4))
+    assert code_rank.adjust(*rows(*specs), "max-columns", []) == ["d", "k", "t", "u", "c"]
+    assert code_rank.adjust(*rows(*specs), "max-columns tests", []) == ["t", "u", "d", "k", "c"]
+
+
 def test_a_named_definition_that_no_signal_scored_stays_below_every_scored_hit():
     order, table = rows(("m", "a.py", "g", 0.01), ("d", "b.py", "OAuth2", 0.0))
     assert code_rank.adjust(order, table, "OAuth2 password flow", ["OAuth2"]) == ["m", "d"]
