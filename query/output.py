@@ -140,8 +140,7 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
                              (f"  {hit.score:.4f}", "dim"))
         console.print(head)
         if hit.breadcrumb:
-            symbol = f"  [{hit.symbol}]" if hit.symbol else ""
-            console.print(Text("    " + shown(hit.breadcrumb + symbol), style="green"))
+            console.print(Text("    " + shown(_heading(hit)), style="green"))
         for body in _body(hit, query):
             for word in terms(query):
                 body.highlight_words([word], style="bold yellow", case_sensitive=False)
@@ -155,6 +154,13 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
                                    f"fusion={info['fusion']} "
                                    f"pools={info['pools']} filters={info['filters']} "
                                    f"{info['seconds']}s")), style="dim")
+
+
+def _heading(hit: Hit) -> str:
+    """The breadcrumb, and the symbol in brackets where the breadcrumb does not already
+    end with it (``a.rs :: Walk :: new`` is ``Walk.new``: said once, it fits one line)."""
+    said = hit.symbol and hit.breadcrumb.endswith(" :: ".join(hit.symbol.split(".")))
+    return hit.breadcrumb + (f"  [{hit.symbol}]" if hit.symbol and not said else "")
 
 
 def _body(hit: Hit, query: str) -> list[Any]:
