@@ -52,27 +52,29 @@ def _bare_definition(row: dict) -> bool:
 def _members(row: dict, found: list[dict]) -> list[Line]:
     """Each direct member's first line (the one naming it), in file order."""
     prefix = row["breadcrumb"] + " :: "
-    heads: dict[str, dict] = {}
+    pieces: dict[str, list[dict]] = {}
     for other in found:
         crumb = other["breadcrumb"]
         if (other["vault"], other["path"]) != (row["vault"], row["path"]) or \
                 not crumb.startswith(prefix) or " :: " in crumb[len(prefix):]:
             continue
-        best = heads.get(crumb)
-        if best is None or other["start_line"] < best["start_line"]:
-            heads[crumb] = other
-    lines = [_first_line(member, crumb[len(prefix):])
-             for crumb, member in sorted(heads.items(), key=lambda kv: kv[1]["start_line"])]
+        pieces.setdefault(crumb, []).append(other)
+    for parts in pieces.values():
+        parts.sort(key=lambda piece: piece["start_line"])
+    lines = [_first_line(parts, crumb[len(prefix):])
+             for crumb, parts in sorted(pieces.items(), key=lambda kv: kv[1][0]["start_line"])]
     if len(lines) > MEMBERS:
         return [*lines[:MEMBERS], (None, f"+{len(lines) - MEMBERS} more")]
     return lines
 
 
-def _first_line(member: dict, name: str) -> Line:
-    """The member's line that names it (below its decorators and comments), else its
-    first line."""
-    body = member["text"][member["body_start"]:].splitlines()
-    for offset, line in enumerate(body):
-        if name in line and not line.lstrip().startswith(("@", "#", "//", "/*", "*")):
-            return member["start_line"] + offset, line
-    return member["start_line"], body[0] if body else ""
+def _first_line(pieces: list[dict], name: str) -> Line:
+    """The member's line that names it (below its decorators and comments, which can
+    fill its first pieces: a long Rust doc comment), else its first line."""
+    for piece in pieces:
+        body = piece["text"][piece["body_start"]:].splitlines()
+        for offset, line in enumerate(body):
+            if name in line and not line.lstrip().startswith(("@", "#", "//", "/*", "*")):
+                return piece["start_line"] + offset, line
+    body = pieces[0]["text"][pieces[0]["body_start"]:].splitlines()
+    return pieces[0]["start_line"], body[0] if body else ""

@@ -307,3 +307,24 @@ def test_a_guide_in_a_code_vault_ranks_as_prose_one_hit_per_section(tmp_path, bu
     assert code_only and all(h.path.endswith(".py") for h in code_only)
     notes = search(settings, Query("binary NUL byte", filters=Filters(kinds=("notes",)))).hits
     assert notes and {h.path for h in notes} == {"GUIDE.md"}
+
+
+def test_a_member_whose_doc_comment_fills_its_first_piece_is_outlined_by_its_fn_line():
+    """ripgrep's ``WalkBuilder::build_matchers`` has a doc comment longer than a piece:
+    the outline shows its ``fn`` line from the next piece, not a comment line."""
+    from vq.query.outline import _members
+
+    def piece(crumb: str, start: int, body: str) -> dict:
+        return {"vault": "v", "path": "walk.rs", "breadcrumb": crumb, "start_line": start,
+                "text": "ctx\n\n" + body, "body_start": len("ctx\n\n")}
+
+    cls = piece("walk.rs :: WalkBuilder", 1, "impl WalkBuilder {")
+    found = [cls,
+             piece("walk.rs :: WalkBuilder :: build_matchers", 10,
+                   "    /// Build matchers for checking paths against ignore files.\n"
+                   "    ///\n    /// This is a long comment."),
+             piece("walk.rs :: WalkBuilder :: build_matchers", 13,
+                   "    /// More of it.\n    pub fn build_matchers(&self) -> Vec<Ignore> {"),
+             piece("walk.rs :: WalkBuilder :: new", 2, "    pub fn new() -> WalkBuilder {")]
+    assert _members(cls, found) == [(2, "    pub fn new() -> WalkBuilder {"),
+                                    (14, "    pub fn build_matchers(&self) -> Vec<Ignore> {")]
