@@ -13,7 +13,8 @@ from __future__ import annotations
 import difflib
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
-TEXT_EXTENSIONS = frozenset({".txt", ".rst", ".adoc", ".org", ".csv", ".tsv", ".log", ".toml",
+RST_EXTENSIONS = frozenset({".rst", ".rest"})
+TEXT_EXTENSIONS = frozenset({".txt", ".adoc", ".org", ".csv", ".tsv", ".log", ".toml",
                              ".yaml", ".yml", ".json", ".ini", ".cfg"})
 TEXT_FILENAMES = frozenset({"README", "LICENSE"})
 
@@ -53,6 +54,7 @@ HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(TEXT_EXTENSIONS, "text"),
     **dict.fromkeys(LANGUAGE_BY_EXTENSION, "code"),
     **dict.fromkeys(MARKDOWN_EXTENSIONS, "markdown"),
+    **dict.fromkeys(RST_EXTENSIONS, "rst"),
     ".pdf": "pdf", ".html": "html", ".htm": "html",
 }
 HANDLER_BY_FILENAME: dict[str, str] = {
@@ -60,12 +62,12 @@ HANDLER_BY_FILENAME: dict[str, str] = {
     **dict.fromkeys(LANGUAGE_BY_FILENAME, "code"),
 }
 HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
-PROSE_KIND_IN_CODE = {"markdown": "notes", "html": "docs", "pdf": "docs"}
+PROSE_KIND_IN_CODE = {"markdown": "notes", "rst": "notes", "html": "docs", "pdf": "docs"}
 
 
 def content_kind(vault_kind: str, handler: str) -> str:
     """The kind a file's rows carry: its vault's, except that source code is "code" in
-    any vault and a Markdown guide, HTML page or PDF inside a code vault is prose.
+    any vault and a Markdown or RST guide, HTML page or PDF inside a code vault is prose.
 
     Why: ranking reads the row's kind (a prose section's pieces collapse into one hit
     and carry a section vector; code gets definition hits and code signals), and so does

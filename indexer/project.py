@@ -61,7 +61,18 @@ class Folder:
 
     code: Counter = field(default_factory=Counter)      # language -> files
     markdown: int = 0
+    rst: int = 0                                         # reStructuredText (Sphinx) pages
     documents: Counter = field(default_factory=Counter)  # extension -> files
+
+    @property
+    def prose(self) -> int:
+        return self.markdown + self.rst
+
+    def prose_files(self) -> str:
+        """``37 Markdown files``, ``59 RST files`` or both."""
+        parts = [_n(n, what) for n, what in ((self.markdown, "Markdown file"),
+                                             (self.rst, "RST file")) if n]
+        return ", ".join(parts)
 
 
 @dataclass
@@ -125,7 +136,7 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL) -> Plan:
         for top in prose:
             plan.vaults.append(_prose_proposal(scan, top, doc_globs, taken))
         plan.vaults.append(_code_proposal(scan, prose, doc_globs, taken))
-    elif any(f.markdown for f in scan.folders.values()) or not scan.has_vault_dir:
+    elif any(f.prose for f in scan.folders.values()) or not scan.has_vault_dir:
         plan.vaults.append(_root_notes_proposal(scan, doc_globs, taken))
     if doc_globs:
         plan.vaults.append(_documents_proposal(scan, taken))
@@ -177,6 +188,8 @@ def _count_file(scan: Scan, rel: str) -> None:
     if suffix in MARKDOWN:
         scan.folder(top).markdown += 1
         scan.markdown.append(rel)
+    elif suffix in filetypes.RST_EXTENSIONS:
+        scan.folder(top).rst += 1
     elif language:
         scan.folder(top).code[language] += 1
     elif suffix in DOCUMENTS:
@@ -202,12 +215,12 @@ def _has_frontmatter(path: Path) -> bool:
 
 
 def _prose_folders(scan: Scan) -> list[str]:
-    """Top-level folders that are Markdown by name, or mostly Markdown by content."""
+    """Top-level folders that are Markdown or RST by name, or mostly by content."""
     out = []
     for top, f in sorted(scan.folders.items()):
-        if not top or not f.markdown:
+        if not top or not f.prose:
             continue
-        if top.lower() in PROSE_DIRS or (f.markdown >= 3 and f.markdown > sum(f.code.values())):
+        if top.lower() in PROSE_DIRS or (f.prose >= 3 and f.prose > sum(f.code.values())):
             out.append(top)
     return out
 
@@ -242,7 +255,8 @@ def _vault_dir_proposal(scan: Scan, taken: set[str]) -> Proposal:
 def _prose_proposal(scan: Scan, top: str, doc_globs: tuple[str, ...], taken: set[str]
                     ) -> Proposal:
     f = scan.folders[top]
-    why = f"Markdown folder {top}/ ({_n(f.markdown, 'Markdown file')})"
+    kind = "Markdown" if not f.rst else "RST" if not f.markdown else "Markdown and RST"
+    why = f"{kind} folder {top}/ ({f.prose_files()})"
     return Proposal(_unique(taken, top, f"notes-{top}"), top, "notes", why, exclude=doc_globs)
 
 
@@ -267,9 +281,10 @@ def _code_proposal(scan: Scan, prose: list[str], doc_globs: tuple[str, ...], tak
 
 
 def _root_notes_proposal(scan: Scan, doc_globs: tuple[str, ...], taken: set[str]) -> Proposal:
-    markdown = sum(f.markdown for f in scan.folders.values())
-    why = (f"no source code found; the folder itself is notes ({_n(markdown, 'Markdown file')})"
-           if markdown else "nothing recognisable yet: indexing the whole folder as notes")
+    every = Folder(markdown=sum(f.markdown for f in scan.folders.values()),
+                   rst=sum(f.rst for f in scan.folders.values()))
+    why = (f"no source code found; the folder itself is notes ({every.prose_files()})"
+           if every.prose else "nothing recognisable yet: indexing the whole folder as notes")
     exclude = tuple(f"/{d}/" for d in scan.generated) + doc_globs
     return Proposal(_unique(taken, "notes", scan.root.name), ".", "notes", why, exclude=exclude)
 

@@ -18,6 +18,7 @@ from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.html import html_handler
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.indexer.handlers.pdf import pdf_handler
+from vq.indexer.handlers.rst import rst_handler
 from vq.indexer.handlers.text import text_handler
 
 __all__ = [
@@ -40,6 +41,7 @@ HANDLERS: dict[str, Handler | BinaryHandler] = {
     "text": text_handler,
     "code": code_handler,
     "markdown": markdown_handler,
+    "rst": rst_handler,
     "pdf": pdf_handler,
     "html": html_handler,
 }

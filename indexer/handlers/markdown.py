@@ -48,7 +48,7 @@ _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class _Heading:
+class Heading:
     line: int  # 0-based
     level: int
     text: str
@@ -71,9 +71,9 @@ def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
         lines = visible
         headings, fences = _scan(lines, body_start)
     title = _title(meta, headings) or file_stem(relpath)
-    sections = _sections(lines, body_start, headings, title)
+    sections = heading_sections(lines, body_start, headings, title)
     return Document(
-        chunks=tuple(_chunks(lines, sections, fences, limits)),
+        chunks=tuple(section_chunks(lines, sections, fences, limits)),
         title=title,
         tags=_tags(meta.get("tags")),
         date=_date(meta),
@@ -111,9 +111,9 @@ def _load_yaml(source: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _scan(lines: Sequence[str], start: int) -> tuple[list[_Heading], list[Span]]:
+def _scan(lines: Sequence[str], start: int) -> tuple[list[Heading], list[Span]]:
     """Headings outside fences, and the fences themselves (an unclosed one runs to EOF)."""
-    headings: list[_Heading] = []
+    headings: list[Heading] = []
     fences: list[Span] = []
     fence: tuple[str, int] | None = None  # (marker char, marker length)
     fence_start = 0
@@ -133,7 +133,7 @@ def _scan(lines: Sequence[str], start: int) -> tuple[list[_Heading], list[Span]]
         if heading:
             text = _CLOSING_HASHES.sub("", (heading.group(2) or "").strip()).strip()
             text = strip_attr_list(text).strip()
-            headings.append(_Heading(i, len(heading.group(1)), text))
+            headings.append(Heading(i, len(heading.group(1)), text))
     if fence is not None:
         fences.append((fence_start, len(lines)))
     return headings, fences
@@ -169,7 +169,7 @@ def fences(lines: Sequence[str]) -> list[Span]:
     return _scan(lines, 0)[1]
 
 
-def _title(meta: dict[str, Any], headings: Sequence[_Heading]) -> str:
+def _title(meta: dict[str, Any], headings: Sequence[Heading]) -> str:
     """Frontmatter title, else the first non-empty H1, else "" (caller uses the stem)."""
     value = meta.get("title")
     scalar = isinstance(value, (str, int, float)) and not isinstance(value, bool)
@@ -178,13 +178,13 @@ def _title(meta: dict[str, Any], headings: Sequence[_Heading]) -> str:
     return next((h.text for h in headings if h.level == 1 and h.text), "")
 
 
-def _sections(
-    lines: Sequence[str], body_start: int, headings: Sequence[_Heading], title: str
+def heading_sections(
+    lines: Sequence[str], body_start: int, headings: Sequence[Heading], title: str
 ) -> list[_Section]:
     """Preamble plus one section per heading, each with its breadcrumb."""
     bounds = [h.line for h in headings] + [len(lines)]
     sections = [_Section((body_start, bounds[0]), title, False)]
-    stack: list[_Heading] = []
+    stack: list[Heading] = []
     for heading, end in zip(headings, bounds[1:], strict=True):
         while stack and stack[-1].level >= heading.level:
             stack.pop()
@@ -194,14 +194,14 @@ def _sections(
     return sections
 
 
-def _breadcrumb(title: str, stack: Sequence[_Heading]) -> str:
+def _breadcrumb(title: str, stack: Sequence[Heading]) -> str:
     path = [h.text for h in stack if h.text]
     if stack and stack[0].level == 1 and stack[0].text == title:
         path = path[1:]
     return " > ".join([title, *path])
 
 
-def _chunks(
+def section_chunks(
     lines: Sequence[str], sections: Sequence[_Section], fences: Sequence[Span], limits: Limits
 ) -> list[Chunk]:
     """Split each section; a heading-only section is prepended to the next one."""

@@ -146,6 +146,20 @@ def test_a_folder_of_notes_is_one_notes_vault(tmp_path):
     assert plan.git_root is None
 
 
+def test_a_sphinx_docs_folder_of_rst_pages_is_a_notes_vault(tmp_path):
+    """Flask-style: docs/ holds RST pages (and conf.py); they are prose, not code."""
+    write_tree(tmp_path / "app", {
+        **{f"docs/{n}.rst": f"{n.title()}\n{'=' * len(n)}\n\nText.\n"
+           for n in ("index", "quickstart", "api", "config")},
+        "docs/conf.py": "project = 'app'\n", "src/app/__init__.py": "",
+        "src/app/views.py": "def view():\n    pass\n", "CHANGES.rst": "Changes\n=======\n"})
+    plan = inspect_project(tmp_path / "app")
+    assert [(v.id, v.path, v.kind) for v in plan.vaults] == [("docs", "docs", "notes"),
+                                                             ("code", ".", "code")]
+    assert plan.vaults[0].why == "RST folder docs/ (4 RST files)"
+    assert "leaves out docs/" in plan.vaults[1].why
+
+
 def test_config_discovery_warns_when_another_config_wins(project, cli, tmp_path):
     other = tmp_path / "elsewhere.yaml"
     other.write_text("vaults: {}\n", encoding="utf-8")

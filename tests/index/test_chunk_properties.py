@@ -15,6 +15,7 @@ from vq.core.filetypes import LANGUAGE_BY_EXTENSION
 from vq.indexer.handlers import Document, Limits
 from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.markdown import markdown_handler
+from vq.indexer.handlers.rst import rst_handler
 from vq.indexer.handlers.text import text_handler
 
 # The suite runs the same examples every time (a suite that fails on one run in forty is
@@ -50,6 +51,28 @@ MARKDOWN_LINES = [
     "   ",
     "\t",
     "x" * 60,
+]
+RST_LINES = [
+    ":orphan:",
+    ":tocdepth: 2",
+    "Title",
+    "=====",
+    "-----",
+    "~~~",
+    "  Inset title",
+    "Section",
+    "-------",
+    "Example::",
+    "::",
+    ".. code-block:: python",
+    ".. note::",
+    "    indented literal",
+    "=====  =====",
+    "Using ``async``",
+    "plain text line",
+    "",
+    "   ",
+    "\t",
 ]
 PYTHON_LINES = [
     "import os",
@@ -156,6 +179,24 @@ def test_markdown_invariants(text: str, limits: Limits) -> None:
     assert_invariants(text, document, skipped=frontmatter_length(text))
     assert_sizes(document, limits)
     assert all(tag == tag.lower() and not tag.startswith("#") for tag in document.tags)
+
+
+def field_list_length(text: str) -> int:
+    """How many leading lines (a field list and blanks) the RST handler may leave out."""
+    lines = lines_of(text)
+    end = 0
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith(":")):
+        end += 1
+    return end
+
+
+@FUZZ
+@given(text=documents(RST_LINES), limits=limits_strategy)
+def test_rst_invariants(text: str, limits: Limits) -> None:
+    document = rst_handler(text, "docs/fuzz.rst", limits)
+    assert_invariants(text, document, skipped=field_list_length(text))
+    assert_sizes(document, limits)
+    assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
 
 
 @FUZZ

@@ -1,0 +1,104 @@
+"""reStructuredText (Sphinx) pages chunk by section, like Markdown, with the file's lines."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import write_config, write_tree
+from vq.core.settings import load_settings
+from vq.indexer.handlers import Limits, handler_for
+from vq.indexer.handlers.rst import literal_blocks, rst_handler, titles
+
+PAGE = """\
+:orphan:
+
+=================
+ Quickstart
+=================
+
+A minimal application is a single file.
+
+Routing
+=======
+
+Use the :func:`~flask.Flask.route` decorator to bind a function to a URL.
+
+Variable Rules
+--------------
+
+Mark parts of the URL with ``<name>``. For example::
+
+    @app.route("/user/<username>")
+    def show(username):
+        return username
+
+    Not a title
+    -----------
+
+Using ``async`` views
+---------------------
+
+Views can be coroutines.
+
+=====  =====
+a      b
+=====  =====
+
+Static Files
+============
+Serve them from the static folder.
+"""
+
+
+def test_titles_levels_follow_the_order_their_styles_first_appear():
+    lines = PAGE.split("\n")
+    found, _ = titles(lines, literal_blocks(lines))
+    assert [(h.line + 1, h.level, h.text) for h in found] == [
+        (3, 1, "Quickstart"), (9, 2, "Routing"), (14, 3, "Variable Rules"),
+        (26, 3, "Using async views"), (35, 2, "Static Files")]
+
+
+def test_sections_carry_breadcrumbs_and_the_files_own_line_numbers():
+    doc = rst_handler(PAGE, "docs/quickstart.rst", Limits())
+    lines = PAGE.split("\n")
+    assert doc.title == "Quickstart"
+    got = [(c.start_line, c.end_line, c.breadcrumb) for c in doc.chunks]
+    assert got == [(3, 7, "Quickstart"),  # the :orphan: metadata is no chunk
+                   (9, 12, "Quickstart > Routing"),
+                   (14, 24, "Quickstart > Routing > Variable Rules"),
+                   (26, 33, "Quickstart > Routing > Using async views"),
+                   (35, 37, "Quickstart > Static Files")]
+    for chunk in doc.chunks:  # the text is the file's lines, adornment included
+        assert chunk.text == "\n".join(lines[chunk.start_line - 1:chunk.end_line])
+
+
+def test_a_title_right_above_a_subtitle_joins_it_and_a_short_underline_is_text():
+    doc = rst_handler("Guide\n=====\n\nInstall\n-------\n\npip install it\n\n"
+                      "Some words\n--\n\nmore words\n", "g.rst", Limits())
+    assert [(c.start_line, c.breadcrumb) for c in doc.chunks] == [(1, "Guide > Install")]
+
+
+def test_rst_files_have_their_own_handler():
+    assert handler_for("docs/index.rst")[0] == "rst"
+    assert handler_for("notes.txt")[0] == "text"
+
+
+@pytest.mark.model
+def test_an_rst_page_in_a_code_vault_is_searchable_by_section(tmp_path, build, cli):
+    """A Sphinx project indexed as `vq init` proposes (or as one code vault): a hit names
+    its section, is notes for --kind, and a section is one hit."""
+    write_tree(tmp_path / "proj", {"docs/quickstart.rst": PAGE + "\n".join(
+        f"Static file {n} is served from the static folder with a cache header."
+        for n in range(60)), "app.py": "def route(path):\n    return path\n"})
+    settings = load_settings(str(write_config(tmp_path / "vq.yaml", {
+        "index_dir": str(tmp_path / "index"),
+        "vaults": {"code": {"path": str(tmp_path / "proj"), "kind": "code"}}})))
+    assert build(settings).outcome == "ok"
+    result = cli("--config", tmp_path / "vq.yaml", "search", "--json", "--kind", "notes",
+                 "serve files from the static folder")
+    hits = json.loads(result.stdout)
+    assert hits[0]["breadcrumb"] == "Quickstart > Static Files"
+    assert hits[0]["kind"] == "notes" and hits[0]["start_line"] >= 35
+    assert sum(h["breadcrumb"] == "Quickstart > Static Files" for h in hits) == 1
