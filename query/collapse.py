@@ -127,6 +127,16 @@ def show_heads(sources: Any, shown: Sequence[str], rows: dict[str, dict]) -> lis
     return out
 
 
+NOT_CODE_MARKS = ("@", "#", "//", "/*", "*", "--", ";")  # decorators, comments, doc comments
+
+
+def names_definition(line: str, name: str) -> bool:
+    """Whether a source line is the one naming a definition (its ``def``, ``fn``,
+    ``func`` line): it holds the name and is no decorator, attribute or comment line,
+    which can come first in a definition's chunk (a Go or Rust doc comment)."""
+    return bool(name) and name in line and not line.lstrip().startswith(NOT_CODE_MARKS)
+
+
 def definition_line(row: dict) -> str:
     """A code chunk's embed context line naming its definition, ``function f: def f(x)``
     (kind, symbol, signature), below the breadcrumb header; "" when it has none."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from vq.core.store import sql_str
-from vq.query.collapse import definition_line, is_definition
+from vq.query.collapse import definition_line, is_definition, names_definition
 
 HEADER_LINES = 2        # a class hit with at most this many non-blank lines gets an outline
 MEMBERS = 6             # members shown; the rest are counted
@@ -74,7 +74,7 @@ def _first_line(pieces: list[dict], name: str) -> Line:
     for piece in pieces:
         body = piece["text"][piece["body_start"]:].splitlines()
         for offset, line in enumerate(body):
-            if name in line and not line.lstrip().startswith(("@", "#", "//", "/*", "*")):
+            if names_definition(line, name):
                 return piece["start_line"] + offset, line
     body = pieces[0]["text"][pieces[0]["body_start"]:].splitlines()
     return pieces[0]["start_line"], body[0] if body else ""

@@ -8,6 +8,7 @@ from typing import Any
 
 from vq.core.attr_list import strip_heading_attrs
 from vq.core.display import shown
+from vq.query.collapse import names_definition
 from vq.query.search import Hit, Result
 
 SNIPPET_CHARS = 240
@@ -35,23 +36,27 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
 
 
 def code_lines(text: str, first: int, query: str, most: int = 4, width: int = 100,
-               extra: Sequence[tuple[int | None, str]] = ()) -> list[tuple[int | None, str]]:
-    """A code hit as a code search tool shows it: its first line (the ``def`` or
-    ``class`` line of a definition's hit) and the lines that match the most query
-    terms, in file order, numbered as in the file (``first`` is the number of
-    ``text``'s first line), indentation kept relative to each other; ``(None, "⋮")``
-    marks skipped lines. With no line matching: the first ``most`` lines. ``extra``:
-    more numbered lines of the file to show after them (a class's outline; a ``None``
-    number is a note such as "+3 more"). Tabs become four spaces (Go, Makefiles: a tab
-    is indentation to the reader, not a control character to escape)."""
+               extra: Sequence[tuple[int | None, str]] = (), name: str = ""
+               ) -> list[tuple[int | None, str]]:
+    """A code hit as a code search tool shows it: its head line (the one naming the
+    definition ``name``, below any doc comment or decorator; else its first line) and
+    the lines that match the most query terms, in file order, numbered as in the file
+    (``first`` is the number of ``text``'s first line), indentation kept relative to
+    each other; ``(None, "⋮")`` marks skipped lines. With no line matching: ``most``
+    lines from the head. ``extra``: more numbered lines of the file to show after them
+    (a class's outline; a ``None`` number is a note such as "+3 more"). Tabs become four
+    spaces (Go, Makefiles: a tab is indentation to the reader, not a control character
+    to escape)."""
     known = {first + i: line.expandtabs(4) for i, line in enumerate(text.splitlines())}
     filled = [n for n in known if known[n].strip()]
     if not filled:
         return []
+    head = next((n for n in filled if names_definition(known[n], name)), filled[0])
     words = terms(query)
-    score = {n: sum(w in known[n].lower() for w in words) for n in filled[1:]}
+    score = {n: sum(w in known[n].lower() for w in words) for n in filled if n != head}
     matched = sorted((n for n in score if score[n]), key=lambda n: (-score[n], n))
-    picked = sorted({filled[0], *matched[:most - 1]}) if matched else filled[:most]
+    picked = sorted({head, *matched[:most - 1]}) if matched else \
+        [n for n in filled if n >= head][:most]
     more = [(n, line.expandtabs(4)) for n, line in extra if n is None or n not in known]
     known.update((n, line) for n, line in more if n is not None)
     numbers = sorted({*picked, *(n for n, _ in more if n is not None)})
@@ -75,7 +80,8 @@ def source_lines(hit: Hit, query: str) -> list[tuple[int | None, str]] | None:
     and PDFs, which are shown as one line of text."""
     if not hit.language or hit.page:
         return None
-    return code_lines(hit.text, hit.start_line, query, extra=hit.outline)
+    return code_lines(hit.text, hit.start_line, query, extra=hit.outline,
+                      name=hit.symbol.rsplit(".", 1)[-1])
 
 
 def location(hit: Hit) -> str:

@@ -422,7 +422,9 @@ def test_code_search_by_behaviour_with_filters(code_settings, build, cli) -> Non
     assert [(h["symbol"], h["start_line"], h["end_line"]) for h in by_symbol] == \
         [("Checksum", 5, 8)]
     tty = cli("--config", cfg, "search", "crc payload", "--symbol", "Checksum")
-    assert "src:net/sum.go:5-8" in tty.stdout and "[Checksum]" in tty.stdout
+    lines = tty.stdout.splitlines()
+    assert lines[:2] == [" 1. src:net/sum.go:5-8  1.0000", "    net/sum.go :: Checksum"]
+    assert "    6  func Checksum(data []byte) uint32 {" in lines  # not only its doc comment
 
 
 def test_a_shell_script_that_crashes_the_bash_grammar_is_chunked_without_it() -> None:
