@@ -315,8 +315,9 @@ def _leave_out_translations(plan: Plan, scan: Scan) -> None:
                               f"kept ({plan.model} reads {reads})")
             continue
         names = ", ".join(_lang(k) for k in tree.left_out)
+        kept_part = f"kept {', '.join(kept)}; " if kept else ""  # else: the pages beside
         plan.notes.append(
-            f"translations in {where}: kept {', '.join(kept) or 'none'}; left out {names} "
+            f"translations in {where}: {kept_part}left out {names} "
             f"({_n(tree.left_out_files, 'Markdown file')}): {plan.model} reads {reads}; "
             "a multilingual model keeps them (docs/init-doctor.md)")
         plan.vaults[:] = [_without(v, tree) for v in plan.vaults]

@@ -12,7 +12,10 @@ optional region or script: ``pt-BR``, ``zh_CN``, ``zh-hant``) and it sits beside
 at least one other language folder that holds Markdown, or under a folder named
 for translations (``i18n``, ``locales``, ...). Two-letter names that are also
 common folder names (``js``, ``ts``, ``go``...) are not codes here, and one lone
-``de/`` beside ``src/`` is never taken for a translation.
+``de/`` beside ``src/`` is never taken for a translation; a lone folder whose name
+carries a region or script as people write them (``zh-CN``, ``pt-BR``, ``zh-Hant``:
+commander.js keeps its Chinese pages in ``docs/zh-CN/`` beside English ones in
+``docs/``) is one, as is a page named so (``Readme_zh-CN.md``, ``README-pt-BR.md``).
 
 Which languages a model reads comes from its name: vq cannot ask a model which
 languages it was trained on, so a name containing ``multilingual``, ``labse``,
@@ -41,6 +44,9 @@ MULTILINGUAL_HINTS = ("multilingual", "labse", "xlm", "m3", "me5", "distiluse")
 ENGLISH = frozenset({"en"})
 _CODE = re.compile(r"^([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}))?$")
 _SUFFIXED = re.compile(r"\.([a-z]{2}(?:[-_](?:[a-z]{2}|[a-z]{4}))?)\.(md|markdown|mdx)$")
+_REGION = r"[a-z]{2}[-_](?:[A-Z]{2}|[A-Z][a-z]{3})"  # zh-CN, pt_BR, zh-Hant: case as written
+_REGION_FOLDER = re.compile(rf"^{_REGION}$")
+_REGION_SUFFIXED = re.compile(rf"([_-])({_REGION})\.(md|markdown|mdx)$")
 
 
 def model_languages(model: str) -> frozenset[str] | None:
@@ -74,22 +80,37 @@ def find_translations(markdown: Iterable[str], model: str) -> list[Translations]
     reads = model_languages(model)
     folders: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     suffixed: dict[str, int] = defaultdict(int)
+    codes: dict[str, str] = {}  # suffix glob -> its language code
     for path in markdown:
         parts = path.split("/")
         for i, part in enumerate(parts[:-1]):
             if language_of(part):
                 folders["/".join(parts[:i])][part] += 1
                 break
-        match = _SUFFIXED.search(parts[-1].lower())
-        if match and language_of(match.group(1)):
-            suffixed[f"*.{match.group(1)}.{match.group(2)}"] += 1
+        glob, code = _suffix(parts[-1])
+        if glob:
+            suffixed[glob] += 1
+            codes[glob] = code
     found = [_tree(where, dict(langs), reads) for where, langs in sorted(folders.items())
-             if len(langs) >= 2 or where.rsplit("/", 1)[-1].lower() in TRANSLATION_PARENTS]
+             if len(langs) >= 2 or where.rsplit("/", 1)[-1].lower() in TRANSLATION_PARENTS
+             or any(_REGION_FOLDER.match(name) for name in langs)]
     if suffixed:
         globs = dict(sorted(suffixed.items()))  # "*.fr.md" -> files
         found.append(Translations("", globs, tuple(
-            g for g in globs if not _reads(reads, g.split(".")[1]))))
+            g for g in globs if not _reads(reads, codes[g]))))
     return found
+
+
+def _suffix(name: str) -> tuple[str, str]:
+    """(glob, language code) for a page named for its language (``faq.fr.md``,
+    ``Readme_zh-CN.md``), else ("", "")."""
+    match = _SUFFIXED.search(name.lower())
+    if match and language_of(match.group(1)):
+        return f"*.{match.group(1)}.{match.group(2)}", match.group(1)
+    match = _REGION_SUFFIXED.search(name)
+    if match and language_of(match.group(2)):
+        return f"*{match.group(1)}{match.group(2)}.{match.group(3)}", match.group(2)
+    return "", ""
 
 
 def _tree(where: str, langs: dict[str, int], reads: frozenset[str] | None) -> Translations:

@@ -94,6 +94,20 @@ def test_folders_named_like_codes_are_not_translations():
     assert tree.left_out == ("docs/de",) and tree.files == {"docs/de": 1, "docs/en": 2}
 
 
+def test_a_lone_region_coded_folder_or_page_is_a_translation():
+    """commander.js: English pages in docs/, Chinese ones in docs/zh-CN/ with their own
+    names, and Readme_zh-CN.md beside Readme.md; a region written as people write it is
+    unambiguous, where a lone ``de/`` or ``use-as-is.md`` is not."""
+    pages = ["docs/options.md", "docs/zh-CN/术语表.md", "docs/zh-CN/可变参数的选项.md",
+             "Readme.md", "Readme_zh-CN.md", "README-pt-BR.md", "docs/use-as-is.md"]
+    folder, suffixed = find_translations(pages, "all-MiniLM-L6-v2")
+    assert (folder.where, folder.files, folder.left_out) == \
+        ("docs", {"docs/zh-CN": 2}, ("docs/zh-CN",))
+    assert suffixed.files == {"*-pt-BR.md": 1, "*_zh-CN.md": 1}
+    assert set(suffixed.left_out) == {"*-pt-BR.md", "*_zh-CN.md"}
+    assert find_translations(pages, "paraphrase-multilingual-MiniLM-L12-v2")[0].left_out == ()
+
+
 def test_estimate_counts_the_chunks_a_build_writes(framework, tmp_path, test_models):
     """The sample holds every file here, so the estimate is the build's own count."""
     from vq.jobs.runner import locked_build
