@@ -3,7 +3,7 @@ titles and snippets leave them out, while the stored chunk text keeps the line a
 
 from __future__ import annotations
 
-from vq.core.attr_list import strip_attr_list
+from vq.core.attr_list import clean_heading, strip_attr_list
 from vq.indexer.handlers import Limits
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.query.output import snippet
@@ -20,6 +20,10 @@ Run the rollout script.
 ## Templates use {name}
 
 Placeholders stay.
+
+### <a name="filter"></a> Filtering (**--filter**)
+
+Filter the list.
 """
 
 
@@ -28,7 +32,8 @@ def test_breadcrumbs_and_title_leave_out_attribute_lists() -> None:
     assert doc.title == "Deploying"
     crumbs = [c.breadcrumb for c in doc.chunks]
     assert crumbs == ["Deploying", "Deploying > Rolling out",
-                      "Deploying > Templates use {name}"]
+                      "Deploying > Templates use {name}",
+                      "Deploying > Templates use {name} > Filtering (--filter)"]
     assert "{: #rollout" in doc.chunks[1].text  # the source line, as written
 
 
@@ -44,6 +49,15 @@ def test_only_whole_attribute_groups_are_markup() -> None:
     assert strip_attr_list("Format {a b}") == "Format {a b}"
 
 
+def test_empty_anchors_and_bold_leave_headings_and_code_stays() -> None:
+    assert clean_heading('<a id="custom"></a> Custom type adapter') == "Custom type adapter"
+    assert clean_heading("**Finer Points** with <span id='x'> </span>objects") == \
+        "Finer Points with objects"
+    for kept in ("Use <Component> props", "`**kwargs` and __init__", "f(**kw) or g(**kw)",
+                 "a ** b ** c"):
+        assert clean_heading(kept) == kept
+
+
 def test_search_cleans_breadcrumbs_stored_by_an_older_chunker(
         settings, test_models, monkeypatch, tmp_path) -> None:
     """An index chunked before the fix keeps ``{ #id }`` in its rows; hits show it clean."""
@@ -55,7 +69,7 @@ def test_search_cleans_breadcrumbs_stored_by_an_older_chunker(
     from vq.query.search import Query, search
 
     (settings.vaults[0].path / "deploy.md").write_text(PAGE, encoding="utf-8")
-    monkeypatch.setattr(handler, "strip_attr_list", lambda text: text)  # the old chunker
+    monkeypatch.setattr(handler, "clean_heading", lambda text: text)  # the old chunker
     settings = replace(settings, model=test_models)
     assert locked_build(settings).outcome == "ok"
     res = search(settings, Query("rollout script", method="lexical", limit=3,
@@ -63,3 +77,6 @@ def test_search_cleans_breadcrumbs_stored_by_an_older_chunker(
     top = res.hits[0]
     assert top.path == "deploy.md"
     assert top.breadcrumb == "Deploying > Rolling out"
+    anchored = search(settings, Query("filter the list", method="lexical", limit=1,
+                                      filters=Filters())).hits[0]
+    assert anchored.breadcrumb == "Deploying > Templates use {name} > Filtering (--filter)"
