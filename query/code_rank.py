@@ -67,7 +67,13 @@ def module_splits(term: str) -> list[tuple[str, str]]:
 
 
 def _is_symbol(symbol: str, name: str) -> bool:
-    return symbol == name or symbol.endswith("." + name)
+    """``name`` names ``symbol`` or a member called so, but not a constructor named for
+    its class (``TypeAdapter.TypeAdapter``: Java, C#, C++): "TypeAdapter" asks for the
+    class, and gson's one-line constructor outranked it."""
+    if symbol == name:
+        return True
+    owner, dot, last = symbol.rpartition(".")
+    return bool(dot) and last == name and owner.rpartition(".")[2] != name
 
 
 def _in_module(path: str, module: str) -> bool:

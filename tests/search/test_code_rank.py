@@ -34,6 +34,17 @@ def test_a_test_beside_the_code_it_tests_is_known_by_its_symbol():
     assert code_rank.adjust(*rows(*specs), "max-columns tests", []) == ["t", "u", "d", "k", "c"]
 
 
+def test_a_class_name_names_the_class_not_its_constructor():
+    """gson: "TypeAdapter" is the class; ``TypeAdapter.TypeAdapter`` (its one-line
+    constructor) scored higher in the fusion and took rank 1 by the same x2."""
+    order, table = rows(("ctor", "TypeAdapter.java", "TypeAdapter.TypeAdapter", 0.9),
+                        ("cls", "TypeAdapter.java", "TypeAdapter", 0.6),
+                        ("m", "Gson.java", "Gson.getAdapter", 0.5))
+    assert code_rank.adjust(order, table, "TypeAdapter", ["TypeAdapter"]) == ["cls", "ctor", "m"]
+    assert code_rank.names("TypeAdapter.TypeAdapter", ["TypeAdapter.TypeAdapter"])
+    assert code_rank.names("Outer.Inner", ["Inner"])  # a member still counts
+
+
 def test_a_named_definition_that_no_signal_scored_stays_below_every_scored_hit():
     order, table = rows(("m", "a.py", "g", 0.01), ("d", "b.py", "OAuth2", 0.0))
     assert code_rank.adjust(order, table, "OAuth2 password flow", ["OAuth2"]) == ["m", "d"]
