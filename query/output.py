@@ -144,7 +144,7 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
     for hit in res.hits:
         head = Text.assemble((f"{hit.rank:>2}. ", "bold"), (shown(location(hit)), "cyan"),
                              (f"  {hit.score:.4f}", "dim"))
-        console.print(head)
+        console.print(head, soft_wrap=True)  # the terminal folds it: never " 1." alone
         if hit.breadcrumb:
             console.print(Text("    " + shown(_heading(hit)), style="green"))
         for body in _body(hit, query):

@@ -48,3 +48,23 @@ def test_a_code_line_longer_than_the_terminal_is_cut_not_wrapped():
     rows = out.getvalue().splitlines()
     assert rows[2:] == ["    1  def f(x):",
                         "    2      return frobnicate(argument_0, argument_1, argume…"]
+
+
+def test_a_location_longer_than_the_terminal_starts_on_its_rank_line():
+    """gson's deep Java paths: the rank stood alone on a line and the location below."""
+    import io
+
+    from rich.console import Console
+
+    from vq.query.output import render
+    from vq.query.search import Result
+
+    deep = "extras/src/main/java/com/google/gson/typeadapters/RuntimeTypeAdapterFactory.java"
+    code = Hit(id="1", vault="code", path=deep, abs_path="/" + deep, start_line=243,
+               end_line=253, breadcrumb=deep, kind="code", text="int x;", language="java",
+               rank=1)
+    out = io.StringIO()
+    render(Result([code], "lexical", "lexical", "m"), "x", False,
+           Console(file=out, width=60, highlight=False))
+    rows = out.getvalue().splitlines()
+    assert rows[0].startswith(f" 1. code:{deep}:243-253  ")  # one line: the terminal folds it
