@@ -145,8 +145,9 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
         head = Text.assemble((f"{hit.rank:>2}. ", "bold"), (shown(location(hit)), "cyan"),
                              (f"  {hit.score:.4f}", "dim"))
         console.print(head, soft_wrap=True)  # the terminal folds it: never " 1." alone
-        if hit.breadcrumb:
-            console.print(Text("    " + shown(_heading(hit)), style="green"))
+        heading = _heading(hit) if hit.breadcrumb else ""
+        if heading:
+            console.print(Text("    " + shown(heading), style="green"))
         for body in _body(hit, query):
             for word in terms(query):
                 body.highlight_words([word], style="bold yellow", case_sensitive=False)
@@ -163,10 +164,15 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
 
 
 def _heading(hit: Hit) -> str:
-    """The breadcrumb, and the symbol in brackets where the breadcrumb does not already
-    end with it (``a.rs :: Walk :: new`` is ``Walk.new``: said once, it fits one line)."""
-    said = hit.symbol and hit.breadcrumb.endswith(" :: ".join(hit.symbol.split(".")))
-    return hit.breadcrumb + (f"  [{hit.symbol}]" if hit.symbol and not said else "")
+    """The line under the location: the breadcrumb, and the symbol in brackets where the
+    breadcrumb does not already end with it. A source-code hit's breadcrumb starts with
+    its path, which the location line just said: only ``Class :: method`` is left (none
+    for a module-level chunk), so it fits one line (``a.rs :: Walk :: new`` wrapped)."""
+    crumb = hit.breadcrumb
+    if hit.language and crumb.startswith(hit.path):
+        crumb = crumb[len(hit.path):].removeprefix(" :: ")
+    said = hit.symbol and crumb.endswith(" :: ".join(hit.symbol.split(".")))
+    return crumb + (f"  [{hit.symbol}]" if hit.symbol and not said else "")
 
 
 def _body(hit: Hit, query: str) -> list[Any]:

@@ -425,7 +425,7 @@ def test_code_search_by_behaviour_with_filters(code_settings, build, cli) -> Non
         [("Checksum", 5, 8)]
     tty = cli("--config", cfg, "search", "crc payload", "--symbol", "Checksum")
     lines = tty.stdout.splitlines()
-    assert lines[:2] == [" 1. src:net/sum.go:5-8  1.0000", "    net/sum.go :: Checksum"]
+    assert lines[:2] == [" 1. src:net/sum.go:5-8  1.0000", "    Checksum"]
     assert "    6  func Checksum(data []byte) uint32 {" in lines  # not only its doc comment
 
 
