@@ -24,15 +24,30 @@ def terms(query: str) -> list[str]:
 
 
 def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
-    """The window of the chunk with the most query terms, on one line (heading
-    attribute lists left out: they are markup the reader never sees)."""
+    """The window of the chunk with the most query terms, on one line. Headings are
+    left out (the breadcrumb line says them; an RST title's adornment is markup the
+    reader never sees), unless the chunk is nothing else."""
     words = terms(query)
-    lines = [strip_heading_attrs(ln).strip() for ln in text.splitlines() if ln.strip()]
+    lines = _body_lines(text)
     if not lines:
         return ""
     best = max(range(len(lines)), key=lambda i: (sum(w in lines[i].lower() for w in words), -i))
     out = " ".join(lines[best:best + 4]).replace("\t", " ")  # a tab is a space here
     return out if len(out) <= width else out[:width - 1].rstrip() + "…"
+
+
+_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")  # ====, ----, ~~~: RST, rules
+_ATX = re.compile(r"^ {0,3}#{1,6}(\s|$)")
+
+
+def _body_lines(text: str) -> list[str]:
+    """The chunk's non-blank lines less its headings: ATX lines, adornment lines and the
+    RST titles they underline; all of them when nothing else is left."""
+    raw = [ln.strip() for ln in text.splitlines()]
+    heading = {i for i, ln in enumerate(raw) if _ATX.match(ln) or _ADORNMENT.match(ln)}
+    heading |= {i - 1 for i in heading if i and _ADORNMENT.match(raw[i]) and raw[i - 1]}
+    body = [ln for i, ln in enumerate(raw) if ln and i not in heading]
+    return body or [strip_heading_attrs(ln) for ln in raw if ln]
 
 
 def code_lines(text: str, first: int, query: str, most: int = 4, width: int = 100,

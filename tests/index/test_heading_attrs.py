@@ -37,10 +37,15 @@ def test_breadcrumbs_and_title_leave_out_attribute_lists() -> None:
     assert "{: #rollout" in doc.chunks[1].text  # the source line, as written
 
 
-def test_snippet_of_a_heading_line_leaves_out_its_attribute_list() -> None:
+def test_a_snippet_leaves_out_headings_the_breadcrumb_already_says() -> None:
     text = "## Rolling out { #rollout .tab }\n\nRun the rollout script."
-    assert snippet(text, "rolling") == "## Rolling out Run the rollout script."
-    assert snippet("## Braces {x}\nbody", "braces") == "## Braces {x} body"
+    assert snippet(text, "rolling") == "Run the rollout script."
+    assert snippet("Routing\n=======\n\nUse the route decorator.", "route") == \
+        "Use the route decorator."  # an RST title and its adornment
+    assert snippet("some text\n\n---\n\nmore text", "text") == "some text more text"
+    # a chunk that is only a heading keeps it, its attribute list left out
+    assert snippet("## Rolling out { #rollout }", "rolling") == "## Rolling out"
+    assert snippet("## Braces {x}", "braces") == "## Braces {x}"
 
 
 def test_only_whole_attribute_groups_are_markup() -> None:
