@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from vq.core import yaml_bounds
-from vq.core.attr_list import clean_heading
+from vq.core.attr_list import strip_attr_list
 from vq.indexer.handlers.base import (
     Chunk,
     Document,
@@ -132,7 +132,7 @@ def _scan(lines: Sequence[str], start: int) -> tuple[list[Heading], list[Span]]:
         heading = _HEADING.match(line)
         if heading:
             text = _CLOSING_HASHES.sub("", (heading.group(2) or "").strip()).strip()
-            text = clean_heading(text)
+            text = strip_attr_list(text).strip()
             headings.append(Heading(i, len(heading.group(1)), text))
     if fence is not None:
         fences.append((fence_start, len(lines)))

@@ -33,7 +33,8 @@ def test_breadcrumbs_and_title_leave_out_attribute_lists() -> None:
     crumbs = [c.breadcrumb for c in doc.chunks]
     assert crumbs == ["Deploying", "Deploying > Rolling out",
                       "Deploying > Templates use {name}",
-                      "Deploying > Templates use {name} > Filtering (--filter)"]
+                      'Deploying > Templates use {name} > <a name="filter"></a> Filtering '
+                      '(**--filter**)']  # anchors and bold leave only what a search shows
     assert "{: #rollout" in doc.chunks[1].text  # the source line, as written
 
 
@@ -74,7 +75,7 @@ def test_search_cleans_breadcrumbs_stored_by_an_older_chunker(
     from vq.query.search import Query, search
 
     (settings.vaults[0].path / "deploy.md").write_text(PAGE, encoding="utf-8")
-    monkeypatch.setattr(handler, "clean_heading", lambda text: text)  # the old chunker
+    monkeypatch.setattr(handler, "strip_attr_list", lambda text: text)  # the old chunker
     settings = replace(settings, model=test_models)
     assert locked_build(settings).outcome == "ok"
     res = search(settings, Query("rollout script", method="lexical", limit=3,
