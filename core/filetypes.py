@@ -11,6 +11,7 @@ case-insensitive, exact file names (``Makefile``) are case-sensitive.
 from __future__ import annotations
 
 import difflib
+import zlib
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
 RST_EXTENSIONS = frozenset({".rst", ".rest"})
@@ -62,6 +63,10 @@ HANDLER_BY_FILENAME: dict[str, str] = {
     **dict.fromkeys(LANGUAGE_BY_FILENAME, "code"),
 }
 HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
+# Which reader reads what, as one number: a no-op build's record holds it, so the first
+# build after an upgrade that changed it reconciles in full and re-reads those files.
+READERS_ID = zlib.crc32(repr((sorted(HANDLER_BY_EXTENSION.items()),
+                              sorted(HANDLER_BY_FILENAME.items()))).encode())
 PROSE_KIND_IN_CODE = {"markdown": "notes", "rst": "notes", "html": "docs", "pdf": "docs"}
 
 

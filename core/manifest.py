@@ -10,13 +10,16 @@ means unchanged without reading the file; anything else is read and hashed by
 the build, which then decides between a re-stamp and a re-chunk. A blank hash
 without an error is a file a killed build was rewriting (``mark_pending``): it
 is re-read even when its size and mtime match again, so the kill-then-restore
-case is repaired, not trusted.
+case is repaired, not trusted. A file that a different built-in reader would
+read now than the one that indexed it (a vq upgrade gave ``.rst`` its own
+chunker) is re-read and re-chunked once, so an upgrade needs no ``--rebuild``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from vq.core.filetypes import handler_name
 from vq.core.settings import Settings
 from vq.core.store import Index, path_filter, sql_str
 from vq.core.walk import Discovery, FileEntry, Problem, discover_for
@@ -24,8 +27,8 @@ from vq.core.walk_paths import Scope
 
 Key = tuple[str, str]
 
-NEW, CHANGED, UNFINISHED, DELETED, VAULT_REMOVED = (
-    "new", "changed", "unfinished", "deleted", "vault removed")
+NEW, CHANGED, UNFINISHED, NEW_READER, DELETED, VAULT_REMOVED = (
+    "new", "changed", "unfinished", "new reader", "deleted", "vault removed")
 
 
 @dataclass(frozen=True)
@@ -35,13 +38,22 @@ class ManifestRow:
     hash: str
     chunks: int
     error: str | None
+    handler: str = ""  # the reader that indexed it ("markdown", "hook:pandoc"); "" unknown
+
+    def read_by_another(self, path: str) -> bool:
+        """A built-in reader other than the one that indexed the file would read it now.
+        Hooks are left out (the config names them; a hooked file's reader is its hook)."""
+        if not self.handler or self.handler.startswith("hook:"):
+            return False
+        now = handler_name(path)
+        return now is not None and now != self.handler
 
 
 @dataclass(frozen=True)
 class StaleFile:
     vault: str
     path: str          # "" for a whole vault
-    reason: str        # new | changed | unfinished | deleted | vault removed
+    reason: str        # new | changed | unfinished | new reader | deleted | vault removed
 
 
 @dataclass
@@ -63,7 +75,7 @@ class Plan:
 DUPLICATE = ManifestRow(-1, -1, "", 0, None)
 
 
-MANIFEST_COLUMNS = ["vault", "path", "size", "mtime_ns", "hash", "chunks", "error"]
+MANIFEST_COLUMNS = ["vault", "path", "size", "mtime_ns", "hash", "chunks", "error", "handler"]
 SCOPED_READ_MAX = 2000  # past this many keys one full read beats many filtered ones
 
 
@@ -93,8 +105,8 @@ def _rows(index: Index, where: str | None) -> dict[Key, ManifestRow]:
         query = query.where(where)
     data = query.select(MANIFEST_COLUMNS).limit(None).to_arrow().to_pydict()
     out: dict[Key, ManifestRow] = {}
-    for v, p, s, m, h, c, e in zip(*(data[c] for c in MANIFEST_COLUMNS), strict=True):
-        out[(v, p)] = DUPLICATE if (v, p) in out else ManifestRow(s, m, h, c, e)
+    for v, p, s, m, h, c, e, r in zip(*(data[c] for c in MANIFEST_COLUMNS), strict=True):
+        out[(v, p)] = DUPLICATE if (v, p) in out else ManifestRow(s, m, h, c, e, r or "")
     return out
 
 
@@ -107,7 +119,9 @@ def file_state(old: ManifestRow | None, entry: FileEntry) -> str:
         return CHANGED
     if old.error:
         return "retry"
-    return UNFINISHED if not old.hash else ""
+    if not old.hash:
+        return UNFINISHED
+    return NEW_READER if old.read_by_another(entry.path) else ""
 
 
 def reconcile(manifest: dict[Key, ManifestRow], found: Discovery, configured: set[str]

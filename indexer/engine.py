@@ -137,7 +137,8 @@ def chunk_files(chunker: FileChunker, kinds: dict[str, str], works: list[FileWor
         try:
             data = read(entry)
             digest = content_hash(data)
-            if old and old.error is None and old.hash == digest:
+            if old and old.error is None and old.hash == digest and \
+                    not old.read_by_another(entry.path):
                 out.restamped += 1
                 out.manifest.append(manifest_row(entry, digest, old.chunks, name, None))
                 continue

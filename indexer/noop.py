@@ -18,6 +18,7 @@ import os
 from typing import Any
 
 from vq.core import paths
+from vq.core.filetypes import READERS_ID
 from vq.core.manifest import Plan
 from vq.core.settings import Settings
 from vq.core.store import Index
@@ -25,11 +26,12 @@ from vq.core.store import Index
 
 def clean_state(index: Index, settings: Settings) -> list[Any] | None:
     """What must not have moved for a recorded empty plan to still hold: each table's
-    folder (a rebuild swaps in new ones) and version, and the settings the plan and the
-    maintenance step read. None where it cannot be told (object storage)."""
+    folder (a rebuild swaps in new ones) and version, the settings the plan and the
+    maintenance step read, and which reader reads which file (``READERS_ID``). None
+    where it cannot be told (object storage)."""
     if paths.is_uri(index.location) or index.staged_for is not None:
         return None
-    state: list[Any] = [sorted(v.id for v in settings.vaults), settings.model,
+    state: list[Any] = [READERS_ID, sorted(v.id for v in settings.vaults), settings.model,
                         settings.search.heading_boost > 0,
                         settings.maintenance.vector_index_min_rows]
     for name, table in (("chunks", index.chunks), ("files", index.files)):

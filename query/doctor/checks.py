@@ -427,10 +427,10 @@ def _unindexed(name: str, config: Any) -> Check:
 
 def stale_check(settings: Settings, index: Any) -> Check:
     """What the next build would change: the plan `vq status --check` reports, in counts."""
-    from vq.core.manifest import CHANGED, DELETED, NEW, UNFINISHED, plan_for
+    from vq.core.manifest import CHANGED, DELETED, NEW, NEW_READER, UNFINISHED, plan_for
 
     plan, found, _ = plan_for(settings, index)
-    parts = [f"{n} {what}" for what in (NEW, CHANGED, UNFINISHED, DELETED)
+    parts = [f"{n} {what}" for what in (NEW, CHANGED, UNFINISHED, NEW_READER, DELETED)
              if (n := plan.count(what))]
     if plan.pruned_vaults:
         parts.append(f"vaults no longer configured: {', '.join(plan.pruned_vaults)}")

@@ -102,3 +102,43 @@ def test_an_rst_page_in_a_code_vault_is_searchable_by_section(tmp_path, build, c
     assert hits[0]["breadcrumb"] == "Quickstart > Static Files"
     assert hits[0]["kind"] == "notes" and hits[0]["start_line"] >= 35
     assert sum(h["breadcrumb"] == "Quickstart > Static Files" for h in hits) == 1
+
+
+def test_an_upgrade_that_gives_rst_its_reader_re_reads_pages_the_old_reader_indexed(
+        settings, test_models):
+    """A vq that read ``.rst`` as plain text indexed the page; the next build of this vq
+    re-reads it with the RST reader, though the file did not change, and only once."""
+    from dataclasses import replace
+
+    from vq.core import filetypes
+    from vq.core.manifest import NEW_READER, plan_for
+    from vq.core.store import open_for
+    from vq.indexer import noop
+    from vq.jobs.runner import locked_build
+
+    from tests.index.test_walk_cache import age
+
+    settings = replace(settings, model=test_models)
+    (settings.vaults[0].path / "quickstart.rst").write_text(PAGE, encoding="utf-8")
+    age(settings.vaults[0].path)  # a tree untouched for a minute: its walk can be cached
+
+    def crumbs() -> set[str]:
+        rows = open_for(settings).chunks.search().where("path = 'quickstart.rst'") \
+            .select(["breadcrumb"]).limit(100).to_list()
+        return {r["breadcrumb"] for r in rows}
+
+    with pytest.MonkeyPatch.context() as old_vq:
+        old_vq.setitem(filetypes.HANDLER_BY_EXTENSION, ".rst", "text")
+        old_vq.setattr(noop, "READERS_ID", -1)
+        assert locked_build(settings).outcome == "ok"
+        assert crumbs() == {"quickstart.rst"}  # paragraphs under the path
+        assert locked_build(settings).files_changed == 0  # nothing to do: recorded clean
+        assert locked_build(settings).plan == "walk cache"  # known clean, no row read
+
+    plan, _, _ = plan_for(settings, open_for(settings))
+    assert [(s.path, s.reason) for s in plan.stale] == [("quickstart.rst", NEW_READER)]
+    summary = locked_build(settings)  # the readers changed: not the clean record's walk
+    assert summary.outcome == "ok" and summary.files_changed == 1, summary.plan
+    assert "Quickstart > Routing > Variable Rules" in crumbs()
+    assert not plan_for(settings, open_for(settings))[0].stale
+    assert locked_build(settings).files_changed == 0
