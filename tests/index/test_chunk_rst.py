@@ -110,13 +110,12 @@ def test_an_upgrade_that_gives_rst_its_reader_re_reads_pages_the_old_reader_inde
     re-reads it with the RST reader, though the file did not change, and only once."""
     from dataclasses import replace
 
+    from tests.index.test_walk_cache import age
     from vq.core import filetypes
     from vq.core.manifest import NEW_READER, plan_for
     from vq.core.store import open_for
     from vq.indexer import noop
     from vq.jobs.runner import locked_build
-
-    from tests.index.test_walk_cache import age
 
     settings = replace(settings, model=test_models)
     (settings.vaults[0].path / "quickstart.rst").write_text(PAGE, encoding="utf-8")
