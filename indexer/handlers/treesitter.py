@@ -372,12 +372,33 @@ def _body(node: Node) -> Node | None:
     return node.child_by_field_name("body")
 
 
+_VALUE_WRAPPERS = frozenset({"parenthesized_expression", "as_expression",
+                             "satisfies_expression", "non_null_expression", "call_expression"})
+
+
 def _assigned_value(node: Node) -> Node | None:
-    """``const f = () => ...``: the value assigned (first declarator that has one)."""
+    """``const f = () => ...``: the value assigned (first declarator that has one), seen
+    through parentheses, a TypeScript cast and a wrapping call: zustand's
+    ``export const createStore = ((s) => ...) as CreateStore`` and React's
+    ``const Button = forwardRef((props, ref) => ...)`` define functions too."""
     if node.type in ("field_definition", "public_field_definition"):
-        return node.child_by_field_name("value")
-    declarator = _declarator(node)
-    return declarator.child_by_field_name("value") if declarator is not None else None
+        value = node.child_by_field_name("value")
+    else:
+        declarator = _declarator(node)
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+    for _ in range(3):
+        if value is None or value.type not in _VALUE_WRAPPERS:
+            break
+        if value.type == "call_expression":
+            arguments = value.child_by_field_name("arguments")
+            inner = arguments.named_children[0] if arguments is not None and \
+                arguments.named_children else None
+        else:
+            inner = value.named_children[0] if value.named_children else None
+        if inner is None:
+            break
+        value = inner
+    return value
 
 
 def _assigned_target(node: Node) -> Node | None:

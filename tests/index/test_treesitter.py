@@ -72,6 +72,19 @@ SAMPLES: dict[str, tuple[str, list[Row]]] = {
           return <span className="badge">{label}</span>;
         }
         ''', [(1, 1, "", ""), (3, 5, "Badge", "function")]),
+    "store.ts": ('''\
+        import { forwardRef } from "react";
+
+        export const createStore = ((createState) =>
+          createState ? createStoreImpl(createState) : createStoreImpl) as CreateStore;
+
+        export const Button = forwardRef((props, ref) => {
+          return props.label;
+        });
+
+        const total = compute(1, 2);
+        ''', [(1, 1, "", ""), (3, 4, "createStore", "function"),
+              (6, 8, "Button", "function"), (10, 10, "", "")]),
     "web/app.js": ('''\
         import { api } from "./api.js";
 
