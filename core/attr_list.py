@@ -22,7 +22,10 @@ import re
 _VALUE = r"""(?:"[^"]*"|'[^']*'|[^\s}"']+)"""
 _TOKEN = rf"(?:[#.][\w:-]+|[\w:-]+={_VALUE})"
 _ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_TOKEN}(?:[ \t]+{_TOKEN})*[ \t]*\}}[ \t]*$")
-_HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
+_HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+# One punctuation character repeated: an RST title's over- and underline (docutils'
+# adornment), a Markdown setext underline or rule. The RST chunker and snippets share it.
+ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
 _EMPTY_ELEMENT = re.compile(r"<([A-Za-z][\w-]*)\b[^<>]*>\s*</\1\s*>")
 # Bold outside code spans; not __x__: __init__ is a name, `**kwargs` is code.
 _BOLD = re.compile(r"(?<![`\w*])\*\*(?=[^\s*`])([^`]+?)(?<=[^\s*`])\*\*(?![`\w*])")
@@ -36,6 +39,12 @@ def strip_attr_list(heading: str) -> str:
 def strip_heading_attrs(line: str) -> str:
     """The same, for a whole Markdown line, only when the line is an ATX heading."""
     return strip_attr_list(line) if _HEADING_LINE.match(line) else line
+
+
+def is_heading_markup(line: str) -> bool:
+    """An ATX heading line or an adornment line: what a breadcrumb already says, or
+    what a reader never sees."""
+    return bool(_HEADING_LINE.match(line) or ADORNMENT.match(line))
 
 
 def clean_heading(heading: str) -> str:

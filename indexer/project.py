@@ -39,7 +39,7 @@ from vq.indexer.translations import Translations, find_translations, model_langu
 
 VAULT_DIR = ".vault"
 INDEX_DIR = ".vq"
-MARKDOWN = frozenset({".md", ".markdown", ".mdx"})
+MARKDOWN = filetypes.MARKDOWN_EXTENSIONS
 DOCUMENTS = frozenset({".pdf", ".docx", ".doc", ".odt", ".rtf", ".epub", ".pptx", ".odp"})
 # Folder names that hold prose by convention, even when they also hold a few scripts.
 PROSE_DIRS = frozenset({"docs", "doc", "documentation", "notes", "wiki", "adr", "adrs",
@@ -52,7 +52,6 @@ GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
 # HTML to site/, while Hugo and Jekyll projects keep their Markdown pages in site/.
 # Such a folder is looked into, and kept as sources when it is mostly Markdown.
 SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
-HTML = frozenset({".html", ".htm"})
 
 
 @dataclass
@@ -173,7 +172,7 @@ def _markdown_sources(scan: Scan, rel: str) -> bool:
                      hooked=DOCUMENTS)
     paths = [f"{rel}/{entry.path}" for entry in found.files]
     markdown = sum(filetypes.suffix(p) in MARKDOWN for p in paths)
-    other = sum(filetypes.suffix(p) in HTML or bool(filetypes.language_for(p)) for p in paths)
+    other = sum(filetypes.handler_name(p) in ("html", "code") for p in paths)
     if markdown <= other:
         return False
     for path in paths:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from vq.core.attr_list import strip_heading_attrs
+from vq.core.attr_list import ADORNMENT, is_heading_markup, strip_heading_attrs
 from vq.core.display import shown
 from vq.query.collapse import names_definition
 from vq.query.search import Hit, Result
@@ -36,16 +36,12 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
     return out if len(out) <= width else out[:width - 1].rstrip() + "…"
 
 
-_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")  # ====, ----, ~~~: RST, rules
-_ATX = re.compile(r"^ {0,3}#{1,6}(\s|$)")
-
-
 def _body_lines(text: str) -> list[str]:
     """The chunk's non-blank lines less its headings: ATX lines, adornment lines and the
     RST titles they underline; all of them when nothing else is left."""
     raw = [ln.strip() for ln in text.splitlines()]
-    heading = {i for i, ln in enumerate(raw) if _ATX.match(ln) or _ADORNMENT.match(ln)}
-    heading |= {i - 1 for i in heading if i and _ADORNMENT.match(raw[i]) and raw[i - 1]}
+    heading = {i for i, ln in enumerate(raw) if is_heading_markup(ln)}
+    heading |= {i - 1 for i in heading if i and ADORNMENT.match(raw[i]) and raw[i - 1]}
     body = [ln for i, ln in enumerate(raw) if ln and i not in heading]
     return body or [strip_heading_attrs(ln) for ln in raw if ln]
 

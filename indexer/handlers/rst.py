@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from vq.core.attr_list import ADORNMENT
 from vq.indexer.handlers.base import Document, Limits, Span, file_stem, is_blank, split_lines
 from vq.indexer.handlers.markdown import Heading, heading_sections, section_chunks
 
-_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")  # one punctuation char, repeated
 _ROLE = re.compile(r":[\w:+.-]+:`([^`<]*?)\s*(?:<[^>]*>)?`")  # :doc:`text <target>` -> text
 _REFERENCE = re.compile(r"`([^`<]*?)\s*(?:<[^>]*>)?`__?")   # `text <url>`_ -> text
 _FIELD = re.compile(r"^:[\w-]+:([ \t].*)?$")  # :orphan:, :tocdepth: 2 (Sphinx page metadata)
@@ -69,24 +69,24 @@ def titles(lines: Sequence[str], literal: Sequence[Span] = ()) -> tuple[list[Hea
         if style not in styles:
             styles.append(style)
         headings.append(Heading(start, min(styles.index(style) + 1, 6), text))
-        adornments.update(k for k in range(start, end) if _ADORNMENT.match(lines[k]))
+        adornments.update(k for k in range(start, end) if ADORNMENT.match(lines[k]))
         i = end
     return headings, adornments
 
 
 def _title_at(lines: Sequence[str], i: int) -> tuple[int, int, str, tuple[str, bool]] | None:
     """A title starting at line ``i``: (first line, line after it, text, style)."""
-    over = _ADORNMENT.match(lines[i])
+    over = ADORNMENT.match(lines[i])
     if over and i + 2 < len(lines):  # overline, title (may be inset), underline
-        text, under = lines[i + 1].strip(), _ADORNMENT.match(lines[i + 2])
-        if (text and not _ADORNMENT.match(lines[i + 1]) and under
+        text, under = lines[i + 1].strip(), ADORNMENT.match(lines[i + 2])
+        if (text and not ADORNMENT.match(lines[i + 1]) and under
                 and under.group(1) == over.group(1)
                 and len(lines[i + 2].rstrip()) >= len(text)):
             return i, i + 3, plain(text), (over.group(1), True)
     line = lines[i]
-    under = _ADORNMENT.match(lines[i + 1])
-    if (under is None or is_blank(line) or line[0] in " \t" or _ADORNMENT.match(line)
-            or (i > 0 and not (is_blank(lines[i - 1]) or _ADORNMENT.match(lines[i - 1])))
+    under = ADORNMENT.match(lines[i + 1])
+    if (under is None or is_blank(line) or line[0] in " \t" or ADORNMENT.match(line)
+            or (i > 0 and not (is_blank(lines[i - 1]) or ADORNMENT.match(lines[i - 1])))
             or len(lines[i + 1].rstrip()) < max(len(line.rstrip()), 2)):
         return None
     return i, i + 2, plain(line.strip()), (under.group(1), False)
