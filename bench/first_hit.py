@@ -50,7 +50,13 @@ def _with_search(**keys: Any) -> Variant:
     return switch
 
 
-VARIANTS: dict[str, Variant] = {"baseline": as_shipped}
+def _proximity(settings: Any) -> Any:
+    from bench import proximity  # docs/decisions.md#proximity
+
+    return proximity.variant(settings)
+
+
+VARIANTS: dict[str, Variant] = {"baseline": as_shipped, "proximity": _proximity}
 
 RECORD_BYTES = 4096  # docs/decisions.md#record-hits: a short file, about 1,024 tokens
 DEEPER = 30  # hits asked for before a hit unit collapses them to ten
