@@ -50,13 +50,7 @@ def _with_search(**keys: Any) -> Variant:
     return switch
 
 
-def _proximity(settings: Any) -> Any:
-    from bench import proximity  # docs/decisions.md#proximity
-
-    return proximity.variant(settings)
-
-
-VARIANTS: dict[str, Variant] = {"baseline": as_shipped, "proximity": _proximity}
+VARIANTS: dict[str, Variant] = {"baseline": as_shipped}
 
 RECORD_BYTES = 4096  # docs/decisions.md#record-hits: a short file, about 1,024 tokens
 DEEPER = 30  # hits asked for before a hit unit collapses them to ten
