@@ -15,7 +15,8 @@ import zlib
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
 RST_EXTENSIONS = frozenset({".rst", ".rest"})
-TEXT_EXTENSIONS = frozenset({".txt", ".adoc", ".org", ".csv", ".tsv", ".log", ".toml",
+ASCIIDOC_EXTENSIONS = frozenset({".adoc", ".asciidoc"})  # not .asc: that is a PGP signature too
+TEXT_EXTENSIONS = frozenset({".txt", ".org", ".csv", ".tsv", ".log", ".toml",
                              ".yaml", ".yml", ".json", ".ini", ".cfg"})
 TEXT_FILENAMES = frozenset({"README", "LICENSE"})
 
@@ -56,6 +57,7 @@ HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(LANGUAGE_BY_EXTENSION, "code"),
     **dict.fromkeys(MARKDOWN_EXTENSIONS, "markdown"),
     **dict.fromkeys(RST_EXTENSIONS, "rst"),
+    **dict.fromkeys(ASCIIDOC_EXTENSIONS, "asciidoc"),
     ".pdf": "pdf", ".html": "html", ".htm": "html",
 }
 HANDLER_BY_FILENAME: dict[str, str] = {
@@ -67,12 +69,13 @@ HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
 # build after an upgrade that changed it reconciles in full and re-reads those files.
 READERS_ID = zlib.crc32(repr((sorted(HANDLER_BY_EXTENSION.items()),
                               sorted(HANDLER_BY_FILENAME.items()))).encode())
-PROSE_KIND_IN_CODE = {"markdown": "notes", "rst": "notes", "html": "docs", "pdf": "docs"}
+PROSE_KIND_IN_CODE = {"markdown": "notes", "rst": "notes", "asciidoc": "notes",
+                      "html": "docs", "pdf": "docs"}
 
 
 def content_kind(vault_kind: str, handler: str) -> str:
     """The kind a file's rows carry: its vault's, except that source code is "code" in
-    any vault and a Markdown or RST guide, HTML page or PDF inside a code vault is prose.
+    any vault and a Markdown, RST or AsciiDoc guide, HTML page or PDF inside a code vault is prose.
 
     Why: ranking reads the row's kind (a prose section's pieces collapse into one hit
     and carry a section vector; code gets definition hits and code signals), and so does

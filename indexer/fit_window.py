@@ -26,7 +26,8 @@ _RETRIES = 4          # re-cuts of a piece the per-line estimate let through too
 
 
 Fit = Callable[[Document, FileEntry, str], Document]
-UNFENCED = ("code", "text", "pdf", "rst")  # handlers whose chunks have no Markdown fences
+# handlers whose chunks have no Markdown fences
+UNFENCED = ("code", "text", "pdf", "rst", "asciidoc")
 
 
 def fitter(model: str) -> Fit:

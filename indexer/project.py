@@ -24,6 +24,7 @@ atomically; an existing config is never replaced without ``force``.
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -52,6 +53,9 @@ GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
 # HTML to site/, while Hugo and Jekyll projects keep their Markdown pages in site/.
 # Such a folder is looked into, and kept as sources when it is mostly Markdown.
 SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
+MANY_LANGUAGES = 8  # a vault's reason names up to this many left-out languages, else counts
+# Prose page formats by handler, as ``vq init`` names them.
+PROSE_FORMATS = {"markdown": "Markdown", "rst": "RST", "asciidoc": "AsciiDoc"}
 
 
 @dataclass
@@ -59,19 +63,26 @@ class Folder:
     """What one top-level folder (``""`` for files directly at the root) holds."""
 
     code: Counter = field(default_factory=Counter)      # language -> files
-    markdown: int = 0
-    rst: int = 0                                         # reStructuredText (Sphinx) pages
+    pages: Counter = field(default_factory=Counter)     # prose format (PROSE_FORMATS) -> files
     documents: Counter = field(default_factory=Counter)  # extension -> files
 
     @property
+    def markdown(self) -> int:
+        return self.pages["Markdown"]
+
+    @property
     def prose(self) -> int:
-        return self.markdown + self.rst
+        return sum(self.pages.values())
+
+    def prose_kind(self) -> str:
+        """``Markdown``, ``RST``, ``Markdown and AsciiDoc``: the formats it holds."""
+        kinds = [k for k in PROSE_FORMATS.values() if self.pages[k]]
+        return " and ".join([", ".join(kinds[:-1]), kinds[-1]] if len(kinds) > 1 else kinds)
 
     def prose_files(self) -> str:
-        """``37 Markdown files``, ``59 RST files`` or both."""
-        parts = [_n(n, what) for n, what in ((self.markdown, "Markdown file"),
-                                             (self.rst, "RST file")) if n]
-        return ", ".join(parts)
+        """``37 Markdown files``, ``59 RST files, 3 AsciiDoc files``."""
+        return ", ".join(_n(self.pages[k], f"{k} file")
+                         for k in PROSE_FORMATS.values() if self.pages[k])
 
 
 @dataclass
@@ -84,7 +95,7 @@ class Scan:
     has_vault_dir: bool = False
     generated: list[str] = field(default_factory=list)  # rel dirs to exclude from code
     vendored: Counter = field(default_factory=Counter)
-    markdown: list[str] = field(default_factory=list)   # every Markdown path, from the root
+    pages: list[str] = field(default_factory=list)      # every prose page's path, from the root
 
     def folder(self, top: str) -> Folder:
         return self.folders.setdefault(top, Folder())
@@ -184,11 +195,10 @@ def _count_file(scan: Scan, rel: str) -> None:
     top = rel.split("/", 1)[0] if "/" in rel else ""
     suffix = filetypes.suffix(rel)
     language = filetypes.language_for(rel)
-    if suffix in MARKDOWN:
-        scan.folder(top).markdown += 1
-        scan.markdown.append(rel)
-    elif suffix in filetypes.RST_EXTENSIONS:
-        scan.folder(top).rst += 1
+    prose = PROSE_FORMATS.get(filetypes.handler_name(rel) or "")
+    if prose:
+        scan.folder(top).pages[prose] += 1
+        scan.pages.append(rel)
     elif language:
         scan.folder(top).code[language] += 1
     elif suffix in DOCUMENTS:
@@ -254,8 +264,7 @@ def _vault_dir_proposal(scan: Scan, taken: set[str]) -> Proposal:
 def _prose_proposal(scan: Scan, top: str, doc_globs: tuple[str, ...], taken: set[str]
                     ) -> Proposal:
     f = scan.folders[top]
-    kind = "Markdown" if not f.rst else "RST" if not f.markdown else "Markdown and RST"
-    why = f"{kind} folder {top}/ ({f.prose_files()})"
+    why = f"{f.prose_kind()} folder {top}/ ({f.prose_files()})"
     return Proposal(_unique(taken, top, f"notes-{top}"), top, "notes", why, exclude=doc_globs)
 
 
@@ -280,8 +289,7 @@ def _code_proposal(scan: Scan, prose: list[str], doc_globs: tuple[str, ...], tak
 
 
 def _root_notes_proposal(scan: Scan, doc_globs: tuple[str, ...], taken: set[str]) -> Proposal:
-    every = Folder(markdown=sum(f.markdown for f in scan.folders.values()),
-                   rst=sum(f.rst for f in scan.folders.values()))
+    every = Folder(pages=sum((f.pages for f in scan.folders.values()), Counter()))
     why = (f"no source code found; the folder itself is notes ({every.prose_files()})"
            if every.prose else "nothing recognisable yet: indexing the whole folder as notes")
     exclude = tuple(f"/{d}/" for d in scan.generated) + doc_globs
@@ -304,7 +312,7 @@ def _documents_proposal(scan: Scan, taken: set[str]) -> Proposal:
 def _leave_out_translations(plan: Plan, scan: Scan) -> None:
     """Exclude the translated docs the model does not read from every vault that would
     walk them, and say what was left out (in the vault's reason and a note)."""
-    plan.translations = find_translations(scan.markdown, plan.model)
+    plan.translations = find_translations(scan.pages, plan.model)
     reads = "every language" if model_languages(plan.model) is None else "English"
     for tree in plan.translations:
         where = f"{tree.where}/" if tree.where else "the project"
@@ -317,19 +325,21 @@ def _leave_out_translations(plan: Plan, scan: Scan) -> None:
         kept_part = f"kept {', '.join(kept)}; " if kept else ""  # else: the pages beside
         plan.notes.append(
             f"translations in {where}: {kept_part}left out {names} "
-            f"({_n(tree.left_out_files, 'Markdown file')}): {plan.model} reads {reads}; "
+            f"({_n(tree.left_out_files, 'page')}): {plan.model} reads {reads}; "
             "a multilingual model keeps them (docs/init-doctor.md)")
-        plan.vaults[:] = [_without(v, tree) for v in plan.vaults]
+        plan.vaults[:] = [_without(v, tree, scan.pages) for v in plan.vaults]
     _drop_translation_only(plan, scan)
 
 
 def _drop_translation_only(plan: Plan, scan: Scan) -> None:
     """A notes vault that would hold nothing but left-out languages is not proposed."""
-    left = [k for t in plan.translations for k in t.left_out if not k.startswith("*.")]
+    left = [k for t in plan.translations for k in t.left_out]
+    folders = [k for k in left if not _is_glob(k)]
+    globs = [k for k in left if _is_glob(k)]
     dropped = []
     for vault in [v for v in plan.vaults if v.kind == "notes" and v.path != "."]:
-        inside = [p for p in scan.markdown if _inside(p, [vault.path])]
-        if left and inside and all(_inside(p, left) for p in inside):
+        inside = [p for p in scan.pages if _inside(p, [vault.path])]
+        if left and inside and all(_inside(p, folders) or _named(p, globs) for p in inside):
             plan.vaults.remove(vault)  # nothing but left-out languages (i18n/fr/...)
             dropped.append(f"{vault.path}/")
     if dropped:  # one line, however many languages (a help vault has 30 folders)
@@ -342,27 +352,43 @@ def _inside(path: str, folders: list[str]) -> bool:
     return any(path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
+def _is_glob(key: str) -> bool:
+    """A left-out key is a page-name glob (``*.fr.md``, ``*-de.adoc``) or a folder."""
+    return key.startswith("*")
+
+
+def _named(path: str, globs: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], g) for g in globs)
+
+
 def _lang(key: str) -> str:
-    """``docs/es`` -> ``es``; ``*.fr.md`` -> ``fr``."""
-    return key.split(".")[1] if key.startswith("*.") else key.rsplit("/", 1)[-1]
+    """``docs/es`` -> ``es``; ``*.fr.md``, ``*-de.adoc``, ``*_zh-CN.md`` -> the code."""
+    if _is_glob(key):
+        return key[1:].rsplit(".", 1)[0].lstrip("._-")
+    return key.rsplit("/", 1)[-1]
 
 
-def _without(vault: Proposal, tree: Translations) -> Proposal:
-    """``vault`` with the tree's left-out languages excluded, where it would walk them."""
+def _without(vault: Proposal, tree: Translations, pages: list[str]) -> Proposal:
+    """``vault`` with the tree's left-out languages excluded, where it would walk them: a
+    folder inside it, or a page-name glob that one of its ``pages`` matches."""
     if vault.kind == "docs":
         return vault
     base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
-    added = []
+    walked = [p[len(base):] for p in pages if p.startswith(base)]
+    walked = [p for p in walked if not _covered(vault.exclude, p.rsplit("/", 1)[0])]
+    added: dict[str, str] = {}  # left-out key -> the exclude it adds
     for key in tree.left_out:
-        if key.startswith("*."):
-            added.append(key)
+        if _is_glob(key):
+            if any(_named(p, [key]) for p in walked):
+                added[key] = key
         elif key.startswith(base) and not _covered(vault.exclude, key):
-            added.append(f"/{key[len(base):]}/")
+            added[key] = f"/{key[len(base):]}/"
     if not added:
         return vault
-    langs = ", ".join(_lang(k) for k in tree.left_out)
-    return replace(vault, exclude=vault.exclude + tuple(added),
-                   why=f"{vault.why}; leaves out translations ({langs})")
+    langs = [_lang(k) for k in added]
+    named = ", ".join(langs) if len(langs) <= MANY_LANGUAGES else f"{len(langs)} languages"
+    return replace(vault, exclude=vault.exclude + tuple(added.values()),
+                   why=f"{vault.why}; leaves out translations ({named})")
 
 
 def _covered(excludes: tuple[str, ...], folder: str) -> bool:

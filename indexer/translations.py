@@ -43,10 +43,14 @@ TRANSLATION_PARENTS = frozenset({"i18n", "l10n", "locale", "locales", "translati
 MULTILINGUAL_HINTS = ("multilingual", "labse", "xlm", "m3", "me5", "distiluse")
 ENGLISH = frozenset({"en"})
 _CODE = re.compile(r"^([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}))?$")
-_SUFFIXED = re.compile(r"\.([a-z]{2}(?:[-_](?:[a-z]{2}|[a-z]{4}))?)\.(md|markdown|mdx)$")
+_PAGE = r"(md|markdown|mdx|rst|rest|adoc|asciidoc)"  # the prose page formats vq chunks
+_SUFFIXED = re.compile(rf"\.([a-z]{{2}}(?:[-_](?:[a-z]{{2}}|[a-z]{{4}}))?)\.{_PAGE}$")
 _REGION = r"[a-z]{2}[-_](?:[A-Z]{2}|[A-Z][a-z]{3})"  # zh-CN, pt_BR, zh-Hant: case as written
 _REGION_FOLDER = re.compile(rf"^{_REGION}$")
-_REGION_SUFFIXED = re.compile(rf"([_-])({_REGION})\.(md|markdown|mdx)$")
+_REGION_SUFFIXED = re.compile(rf"([_-])({_REGION})\.{_PAGE}$")
+# README-fr.adoc, attributes-de.adoc: a page named for a language by a bare code after a
+# hyphen, counted only when the same page exists in two languages (see _siblings)
+_CODE_SUFFIXED = re.compile(rf"^(.+?)([_-])([a-z]{{2}}(?:_[A-Z]{{2}})?)\.{_PAGE}$")
 
 
 def model_languages(model: str) -> frozenset[str] | None:
@@ -74,14 +78,15 @@ class Translations:
         return sum(self.files[k] for k in self.left_out)
 
 
-def find_translations(markdown: Iterable[str], model: str) -> list[Translations]:
-    """The translated trees among ``markdown`` (paths relative to the project root),
-    with the languages ``model`` does not read left out."""
+def find_translations(pages: Iterable[str], model: str) -> list[Translations]:
+    """The translated trees among ``pages`` (prose pages' paths relative to the project
+    root), with the languages ``model`` does not read left out."""
+    pages = list(pages)
     reads = model_languages(model)
     folders: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     suffixed: dict[str, int] = defaultdict(int)
     codes: dict[str, str] = {}  # suffix glob -> its language code
-    for path in markdown:
+    for path in pages:
         parts = path.split("/")
         for i, part in enumerate(parts[:-1]):
             if language_of(part):
@@ -91,6 +96,9 @@ def find_translations(markdown: Iterable[str], model: str) -> list[Translations]
         if glob:
             suffixed[glob] += 1
             codes[glob] = code
+    for glob, code in _siblings(pages):
+        suffixed[glob] += 1
+        codes[glob] = code
     found = [_tree(where, dict(langs), reads) for where, langs in sorted(folders.items())
              if len(langs) >= 2 or where.rsplit("/", 1)[-1].lower() in TRANSLATION_PARENTS
              or any(_REGION_FOLDER.match(name) for name in langs)]
@@ -111,6 +119,22 @@ def _suffix(name: str) -> tuple[str, str]:
     if match and language_of(match.group(2)):
         return f"*{match.group(1)}{match.group(2)}.{match.group(3)}", match.group(2)
     return "", ""
+
+
+def _siblings(pages: list[str]) -> list[tuple[str, str]]:
+    """(glob, code) per page named ``<stem>-<code>.<ext>`` (or ``_``) whose stem has that
+    form in at least two languages in its folder: ``README-fr.adoc`` beside
+    ``README-de.adoc``. One such page alone (``intro-to.md``, ``what-is.md``) is a name,
+    not a language. Pages ``_suffix`` already read are left to it."""
+    groups: dict[tuple[str, str, str, str], set[str]] = defaultdict(set)
+    for path in pages:
+        folder, _, name = path.rpartition("/")
+        match = _CODE_SUFFIXED.match(name)
+        if match and not _suffix(name)[0] and language_of(match.group(3)):
+            stem, sep, code, ext = match.groups()
+            groups[(folder, stem.lower(), sep, ext)].add(code)
+    return [(f"*{sep}{code}.{ext}", code) for (_, _, sep, ext), found in sorted(groups.items())
+            if len(found) >= 2 for code in sorted(found)]
 
 
 def _tree(where: str, langs: dict[str, int], reads: frozenset[str] | None) -> Translations:

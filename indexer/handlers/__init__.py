@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from vq.core.filetypes import BINARY_HANDLERS, HANDLED_EXTENSIONS, handler_name
+from vq.indexer.handlers.asciidoc import asciidoc_handler
 from vq.indexer.handlers.base import Chunk, Document, Handler, HandlerError, Limits
 from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.html import html_handler
@@ -42,6 +43,7 @@ HANDLERS: dict[str, Handler | BinaryHandler] = {
     "code": code_handler,
     "markdown": markdown_handler,
     "rst": rst_handler,
+    "asciidoc": asciidoc_handler,
     "pdf": pdf_handler,
     "html": html_handler,
 }

@@ -160,6 +160,27 @@ def test_a_sphinx_docs_folder_of_rst_pages_is_a_notes_vault(tmp_path):
     assert "leaves out docs/" in plan.vaults[1].why
 
 
+def test_an_antora_docs_folder_of_asciidoc_pages_is_a_notes_vault(tmp_path):
+    """Asciidoctor-style: docs/modules/*/pages/*.adoc; translated READMEs beside the
+    English one are left out of the vault that walks them, and only there."""
+    write_tree(tmp_path / "app", {
+        **{f"docs/modules/ROOT/pages/{n}.adoc": f"= {n.title()}\n\nText.\n"
+           for n in ("index", "install", "usage")},
+        "docs/modules/ROOT/nav.adoc": "* xref:index.adoc[]\n",
+        "lib/app.rb": "def run\nend\n", "README.adoc": "= App\n",
+        "README-fr.adoc": "= App\n", "README-de.adoc": "= App\n"})
+    plan = inspect_project(tmp_path / "app")
+    docs, code = plan.vaults
+    assert (docs.id, docs.path, docs.kind) == ("docs", "docs", "notes")
+    assert docs.why == "AsciiDoc folder docs/ (4 AsciiDoc files)"
+    assert (code.path, code.kind) == (".", "code")
+    assert {"*-fr.adoc", "*-de.adoc"} <= set(code.exclude)
+    assert code.why.endswith("leaves out translations (de, fr)")
+    assert not any(e.endswith(".adoc") for e in docs.exclude)  # no such page there
+    note = next(n for n in plan.notes if n.startswith("translations in the project"))
+    assert "left out de, fr (2 pages)" in note
+
+
 def test_config_discovery_warns_when_another_config_wins(project, cli, tmp_path):
     other = tmp_path / "elsewhere.yaml"
     other.write_text("vaults: {}\n", encoding="utf-8")

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from vq.core.filetypes import LANGUAGE_BY_EXTENSION
 from vq.indexer.handlers import Document, Limits
+from vq.indexer.handlers.asciidoc import asciidoc_handler
 from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.indexer.handlers.rst import rst_handler
@@ -73,6 +74,28 @@ RST_LINES = [
     "",
     "   ",
     "\t",
+]
+ASCIIDOC_LINES = [
+    "= Title",
+    "== Section",
+    "=== Sub `code` [[id]]",
+    "# Markdown-style title",
+    "Two-line title",
+    "--------------",
+    "~~~~",
+    "[#anchor]",
+    "[source,python]",
+    "----",
+    "....",
+    "====",
+    "|===",
+    "```",
+    "--",
+    "// a comment",
+    ":attr: value",
+    "plain text line",
+    "",
+    "   ",
 ]
 PYTHON_LINES = [
     "import os",
@@ -195,6 +218,33 @@ def field_list_length(text: str) -> int:
 def test_rst_invariants(text: str, limits: Limits) -> None:
     document = rst_handler(text, "docs/fuzz.rst", limits)
     assert_invariants(text, document, skipped=field_list_length(text))
+    assert_sizes(document, limits)
+    assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
+
+
+@FUZZ
+@given(text=documents(ASCIIDOC_LINES), limits=limits_strategy)
+def test_asciidoc_invariants(text: str, limits: Limits) -> None:
+    """As the contract says, except that a comment (a ``//`` line, or a line after a
+    ``////`` delimiter) may be blank in chunk text, or in no chunk."""
+    lines = lines_of(text)
+
+    def may_be_comment(i: int) -> bool:
+        return lines[i].startswith("//") or any(line.rstrip() == "////" for line in lines[:i])
+
+    document = asciidoc_handler(text, "docs/fuzz.adoc", limits)
+    blanked = set()
+    for chunk in document.chunks:
+        shown = chunk.text.split("\n")
+        assert len(shown) == chunk.end_line - chunk.start_line + 1
+        for i, line in enumerate(shown, chunk.start_line - 1):
+            if line != lines[i]:
+                assert line == "" and may_be_comment(i), (i, lines[i])
+                blanked.add(i)
+    covered = {i for c in document.chunks for i in range(c.start_line - 1, c.end_line)}
+    shown_text = "\n".join("" if i in blanked or (i not in covered and may_be_comment(i))
+                           else line for i, line in enumerate(lines))
+    assert_invariants(shown_text, document)
     assert_sizes(document, limits)
     assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
 

@@ -49,7 +49,7 @@ def test_only_the_models_language_is_proposed_and_the_rest_is_named(framework):
     assert "/en/" not in docs.exclude
     assert "leaves out translations (es, pt-BR, zh)" in docs.why
     note = next(n for n in plan.notes if n.startswith("translations in docs/"))
-    assert "kept en; left out es, pt-BR, zh (8 Markdown files)" in note
+    assert "kept en; left out es, pt-BR, zh (8 pages)" in note
     found = discover([replace_vault(framework, docs)], 10**9)
     assert {f.path.split("/")[0] for f in found.files} == {"en"}
 
@@ -106,6 +106,21 @@ def test_a_lone_region_coded_folder_or_page_is_a_translation():
     assert suffixed.files == {"*-pt-BR.md": 1, "*_zh-CN.md": 1}
     assert set(suffixed.left_out) == {"*-pt-BR.md", "*_zh-CN.md"}
     assert find_translations(pages, "paraphrase-multilingual-MiniLM-L12-v2")[0].left_out == ()
+
+
+def test_a_page_in_two_or_more_languages_by_a_bare_code_is_a_translation():
+    """Asciidoctor keeps README-fr.adoc and README-de.adoc beside README.adoc, and
+    data/locale/attributes-<code>.adoc; one page named like a code (``intro-to.md``,
+    ``what-is.md``) is a name, not a language."""
+    pages = ["README.adoc", "README-fr.adoc", "README-de.adoc", "README-jp.adoc",
+             "data/locale/attributes-en.adoc", "data/locale/attributes-pt_BR.adoc",
+             "data/locale/attributes-sv.adoc", "docs/intro-to.md", "docs/what-is.md"]
+    [tree] = find_translations(pages, "all-MiniLM-L6-v2")
+    assert tree.files == {"*-de.adoc": 1, "*-en.adoc": 1, "*-fr.adoc": 1,
+                          "*-pt_BR.adoc": 1, "*-sv.adoc": 1}
+    assert set(tree.left_out) == {"*-de.adoc", "*-fr.adoc", "*-pt_BR.adoc", "*-sv.adoc"}
+    assert find_translations(["docs/intro-to.md", "docs/what-is.md", "README-fr.adoc"],
+                             "m") == []
 
 
 def test_estimate_counts_the_chunks_a_build_writes(framework, tmp_path, test_models):
