@@ -16,7 +16,8 @@ import zlib
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
 RST_EXTENSIONS = frozenset({".rst", ".rest"})
 ASCIIDOC_EXTENSIONS = frozenset({".adoc", ".asciidoc"})  # not .asc: that is a PGP signature too
-TEXT_EXTENSIONS = frozenset({".txt", ".org", ".csv", ".tsv", ".log", ".toml",
+ORG_EXTENSIONS = frozenset({".org"})
+TEXT_EXTENSIONS = frozenset({".txt", ".csv", ".tsv", ".log", ".toml",
                              ".yaml", ".yml", ".json", ".ini", ".cfg"})
 TEXT_FILENAMES = frozenset({"README", "LICENSE"})
 
@@ -40,6 +41,10 @@ _CODE_EXTENSIONS = (
     ("sql", ".sql"),
     ("r", ".r"),
     ("perl", ".pl"),
+    ("elisp", ".el"),
+    ("clojure", ".clj .cljs .cljc"),
+    ("lisp", ".lisp .lsp"),  # Common Lisp; not .cl, which is OpenCL as often
+    ("scheme", ".scm .ss .rkt"),
 )
 LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ext: language for language, exts in _CODE_EXTENSIONS for ext in exts.split()
@@ -48,7 +53,8 @@ LANGUAGE_BY_FILENAME: dict[str, str] = {"Makefile": "make", "Dockerfile": "docke
 LANGUAGES = frozenset(LANGUAGE_BY_EXTENSION.values()) | frozenset(LANGUAGE_BY_FILENAME.values())
 # Names people type for a language that neither an extension nor spelling leads to.
 LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
-                    "node": "javascript", "nodejs": "javascript", "bash": "shell"}
+                    "node": "javascript", "nodejs": "javascript", "bash": "shell",
+                    "emacs-lisp": "elisp", "common-lisp": "lisp", "racket": "scheme"}
 
 # Handlers that take the file's bytes, not decoded text: their format says how to decode.
 BINARY_HANDLERS = frozenset({"pdf", "html"})
@@ -58,6 +64,7 @@ HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(MARKDOWN_EXTENSIONS, "markdown"),
     **dict.fromkeys(RST_EXTENSIONS, "rst"),
     **dict.fromkeys(ASCIIDOC_EXTENSIONS, "asciidoc"),
+    **dict.fromkeys(ORG_EXTENSIONS, "org"),
     ".pdf": "pdf", ".html": "html", ".htm": "html",
 }
 HANDLER_BY_FILENAME: dict[str, str] = {
@@ -70,12 +77,13 @@ HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
 READERS_ID = zlib.crc32(repr((sorted(HANDLER_BY_EXTENSION.items()),
                               sorted(HANDLER_BY_FILENAME.items()))).encode())
 PROSE_KIND_IN_CODE = {"markdown": "notes", "rst": "notes", "asciidoc": "notes",
-                      "html": "docs", "pdf": "docs"}
+                      "org": "notes", "html": "docs", "pdf": "docs"}
 
 
 def content_kind(vault_kind: str, handler: str) -> str:
     """The kind a file's rows carry: its vault's, except that source code is "code" in
-    any vault and a Markdown, RST or AsciiDoc guide, HTML page or PDF inside a code vault is prose.
+    any vault and a Markdown, RST, AsciiDoc or Org guide, HTML page or PDF inside a code
+    vault is prose.
 
     Why: ranking reads the row's kind (a prose section's pieces collapse into one hit
     and carry a section vector; code gets definition hits and code signals), and so does

@@ -9,8 +9,10 @@ model embeds the other languages as noise, at the same cost per chunk, so
 
 A folder is a language folder when its name is an ISO 639-1 code (with an
 optional region or script: ``pt-BR``, ``zh_CN``, ``zh-hant``) and it sits beside
-at least one other language folder that holds Markdown, or under a folder named
-for translations (``i18n``, ``locales``, ...). Two-letter names that are also
+at least one other language folder that holds pages, or under a folder named
+for translations (``i18n``, ``locales``, ``lang``, ...), and language folders are at
+least half of the folders there that hold pages (``modules/lang/hy/`` among 60
+programming-language modules is Hy, not Armenian). Two-letter names that are also
 common folder names (``js``, ``ts``, ``go``...) are not codes here, and one lone
 ``de/`` beside ``src/`` is never taken for a translation; a lone folder whose name
 carries a region or script as people write them (``zh-CN``, ``pt-BR``, ``zh-Hant``:
@@ -43,7 +45,7 @@ TRANSLATION_PARENTS = frozenset({"i18n", "l10n", "locale", "locales", "translati
 MULTILINGUAL_HINTS = ("multilingual", "labse", "xlm", "m3", "me5", "distiluse")
 ENGLISH = frozenset({"en"})
 _CODE = re.compile(r"^([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}))?$")
-_PAGE = r"(md|markdown|mdx|rst|rest|adoc|asciidoc)"  # the prose page formats vq chunks
+_PAGE = r"(md|markdown|mdx|rst|rest|adoc|asciidoc|org)"  # the prose page formats vq chunks
 _SUFFIXED = re.compile(rf"\.([a-z]{{2}}(?:[-_](?:[a-z]{{2}}|[a-z]{{4}}))?)\.{_PAGE}$")
 _REGION = r"[a-z]{2}[-_](?:[A-Z]{2}|[A-Z][a-z]{3})"  # zh-CN, pt_BR, zh-Hant: case as written
 _REGION_FOLDER = re.compile(rf"^{_REGION}$")
@@ -100,8 +102,9 @@ def find_translations(pages: Iterable[str], model: str) -> list[Translations]:
         suffixed[glob] += 1
         codes[glob] = code
     found = [_tree(where, dict(langs), reads) for where, langs in sorted(folders.items())
-             if len(langs) >= 2 or where.rsplit("/", 1)[-1].lower() in TRANSLATION_PARENTS
-             or any(_REGION_FOLDER.match(name) for name in langs)]
+             if any(_REGION_FOLDER.match(name) for name in langs)
+             or ((len(langs) >= 2 or where.rsplit("/", 1)[-1].lower() in TRANSLATION_PARENTS)
+                 and 2 * len(langs) >= len(_children(pages, where)))]
     if suffixed:
         globs = dict(sorted(suffixed.items()))  # "*.fr.md" -> files
         found.append(Translations("", globs, tuple(
@@ -119,6 +122,15 @@ def _suffix(name: str) -> tuple[str, str]:
     if match and language_of(match.group(2)):
         return f"*{match.group(1)}{match.group(2)}.{match.group(3)}", match.group(2)
     return "", ""
+
+
+def _children(pages: list[str], where: str) -> set[str]:
+    """The folders directly in ``where`` that hold pages: in a translated tree, most are
+    languages (Doom Emacs' ``modules/lang/`` holds 60 programming languages, one of
+    them ``hy``, which is also Armenian's code)."""
+    base = f"{where}/" if where else ""
+    return {p[len(base):].split("/", 1)[0] for p in pages
+            if p.startswith(base) and "/" in p[len(base):]}
 
 
 def _siblings(pages: list[str]) -> list[tuple[str, str]]:

@@ -18,6 +18,7 @@ from vq.indexer.handlers.base import Chunk, Document, Handler, HandlerError, Lim
 from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.html import html_handler
 from vq.indexer.handlers.markdown import markdown_handler
+from vq.indexer.handlers.org import org_handler
 from vq.indexer.handlers.pdf import pdf_handler
 from vq.indexer.handlers.rst import rst_handler
 from vq.indexer.handlers.text import text_handler
@@ -44,6 +45,7 @@ HANDLERS: dict[str, Handler | BinaryHandler] = {
     "markdown": markdown_handler,
     "rst": rst_handler,
     "asciidoc": asciidoc_handler,
+    "org": org_handler,
     "pdf": pdf_handler,
     "html": html_handler,
 }

@@ -64,6 +64,7 @@ _MODS = r"^(?:[a-z-]+\s+)*"  # any lowercase modifiers: export default async, pu
 _RUST = r"^(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern(?:\s+\"[^\"]*\")?)\s+)*"
 _C_FUNC = r"^(?!(?:if|else|for|while|switch|return|do|typedef|case|goto)\b)[A-Za-z_][\w\s*&:<>,]*?"
 _JS = "javascript typescript"
+_LISP_NAME = r"(?P<name>[^\s()\[\]'`,;\"]+)"  # a symbol: anything but delimiters
 
 # (languages, kind, pattern): a line matching pattern at the block's indent starts a
 # definition; group "name" (else "image") names it, and Go's "recv" makes it a method.
@@ -111,6 +112,21 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("r", "function", r"^(?P<name>[\w.]+)\s*(?:<-|=)\s*function\b"),
     ("perl", "function", r"^sub\s+(?P<name>\w+)"),
     ("perl", "class", r"^package\s+(?P<name>[\w:]+)"),
+    ("elisp", "function", r"^\((?:cl-)?(?:defun|defmacro|defsubst|define-inline|defadvice|"
+     r"define-advice|define-(?:minor|derived|globalized-minor)-mode)\*?\s+" + _LISP_NAME),
+    ("elisp", "class", r"^\((?:cl-defstruct|defclass|defgroup)\s+\(?" + _LISP_NAME),
+    ("elisp", "", r"^\((?:defvar|defvar-local|defcustom|defconst|defface|cl-defgeneric|"
+     r"cl-defmethod|use-package!?)\s+" + _LISP_NAME),
+    ("clojure", "function", r"^\((?:defn-?|defmacro|defmulti|defmethod)\s+(?:\^\S+\s+)?"
+     + _LISP_NAME),
+    ("clojure", "class", r"^\((?:ns|defprotocol|defrecord|deftype|definterface)\s+"
+     r"(?:\^\S+\s+)?" + _LISP_NAME),
+    ("clojure", "", r"^\((?:def|defonce)\s+(?:\^\S+\s+)?" + _LISP_NAME),
+    ("lisp", "function", r"^\((?:defun|defmacro|defgeneric|defmethod)\s+" + _LISP_NAME),
+    ("lisp", "class", r"^\((?:defclass|defstruct|defpackage|define-condition)\s+\(?"
+     + _LISP_NAME),
+    ("lisp", "", r"^\((?:defvar|defparameter|defconstant)\s+" + _LISP_NAME),
+    ("scheme", "function", r"^\(define(?:-syntax|-record-type)?\s+\(?" + _LISP_NAME),
     ("make", "", r"^(?P<name>[\w%$()/-][\w.%$()/-]*)\s*::?(?!=)"),
     ("dockerfile", "", r"^from\s+(?:--\S+\s+)*(?P<image>\S+)(?:\s+as\s+(?P<name>\S+))?"),
 )
@@ -139,6 +155,10 @@ _ATTACHED: dict[str, tuple[str, str]] = {
     "perl": (_HASH, ""),
     "make": (_HASH, ""),
     "dockerfile": (_HASH, ""),
+    "elisp": (r"^;", ""),
+    "clojure": (r"^;", ""),
+    "lisp": (r"^;", ""),
+    "scheme": (r"^;", ""),
 }
 _CASELESS = frozenset({"sql", "dockerfile"})
 

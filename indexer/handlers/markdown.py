@@ -75,8 +75,8 @@ def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
     return Document(
         chunks=tuple(section_chunks(lines, sections, fences, limits)),
         title=title,
-        tags=_tags(meta.get("tags")),
-        date=_date(meta),
+        tags=meta_tags(meta.get("tags")),
+        date=meta_date(meta),
     )
 
 
@@ -219,7 +219,7 @@ def section_chunks(
     return chunks
 
 
-def _tags(value: object) -> tuple[str, ...]:
+def meta_tags(value: object) -> tuple[str, ...]:
     """Tags from a YAML list or a comma/space-separated string; lowercased, no '#'."""
     if isinstance(value, str):
         items: list[object] = re.split(r"[,\s]+", value)
@@ -236,7 +236,7 @@ def _tags(value: object) -> tuple[str, ...]:
     return tuple(tags)
 
 
-def _date(meta: dict[str, Any]) -> str | None:
+def meta_date(meta: dict[str, Any]) -> str | None:
     """The first of date/updated/created that reads as a calendar date, as YYYY-MM-DD."""
     for key in _DATE_KEYS:
         parsed = _iso_date(meta.get(key))

@@ -174,6 +174,45 @@ def test_go_types_functions_and_methods() -> None:
     ]
 
 
+ELISP = """\
+;;; doom-lib.el --- core library -*- lexical-binding: t; -*-
+
+;;; Logging
+
+(defvar doom-log-level 0
+  "How verbosely to log.")
+
+;; The one place that prints.
+(defun doom-log (text &rest args)
+  "Log TEXT with ARGS at the current level."
+  (when (> doom-log-level 0)
+    (message text args)))
+
+(use-package! evil
+  :init (setq evil-want-keybinding nil))
+"""
+
+
+def test_lisp_definitions_are_forms_at_column_zero() -> None:
+    """Emacs Lisp, Clojure and Scheme had no code handler: Doom Emacs' 635 ``.el`` files
+    were left out of its code vault."""
+    document = code_handler(ELISP, "lisp/doom-lib.el", Limits(min_chars=0))
+    assert document.language == "elisp"
+    assert rows(document) == [
+        (1, 3, "", "", "lisp/doom-lib.el"),  # a heading comment, a blank line away
+        (5, 6, "doom-log-level", "", "lisp/doom-lib.el :: doom-log-level"),
+        (8, 12, "doom-log", "function", "lisp/doom-lib.el :: doom-log"),  # its comment too
+        (14, 15, "evil", "", "lisp/doom-lib.el :: evil"),
+    ]
+    clojure = code_handler("(ns app.core)\n\n(defn- parse-int\n  [s]\n  (Integer. s))\n",
+                           "src/app/core.clj", Limits(min_chars=0))
+    assert [(c.symbol, c.symbol_kind) for c in clojure.chunks] == [
+        ("app.core", "class"), ("parse-int", "function")]
+    scheme = code_handler("(define (square x)\n  (* x x))\n", "lib/math.rkt", Limits())
+    assert (scheme.language, scheme.chunks[0].symbol) == ("scheme", "square")
+    assert language_for("kernel.cl") == ""  # OpenCL as often as Common Lisp
+
+
 def test_tiny_symbol_less_blocks_merge() -> None:
     text = 'import x from "x";\n\nexport default function () {\n  return x;\n}\n'
     assert rows(code_handler(text, "web/index.js", Limits())) == [(1, 5, "", "", "web/index.js")]

@@ -7,6 +7,7 @@ text is exactly its lines, ranges never overlap, and no non-blank line is lost.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from vq.indexer.handlers import Document, Limits
 from vq.indexer.handlers.asciidoc import asciidoc_handler
 from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.markdown import markdown_handler
+from vq.indexer.handlers.org import org_handler
 from vq.indexer.handlers.rst import rst_handler
 from vq.indexer.handlers.text import text_handler
 
@@ -93,6 +95,25 @@ ASCIIDOC_LINES = [
     "--",
     "// a comment",
     ":attr: value",
+    "plain text line",
+    "",
+    "   ",
+]
+ORG_LINES = [
+    "#+title: Note",
+    "#+filetags: :a:b:",
+    "* TODO [#A] Heading [1/2] :tag:",
+    "** Sub [[file:x.org][link]]",
+    "*bold* is not a heading",
+    ":PROPERTIES:",
+    ":ID: 1234",
+    ":END:",
+    "#+begin_src python",
+    "#+end_src",
+    "#+BEGIN_COMMENT",
+    "#+END_COMMENT",
+    "# a comment",
+    "- list item",
     "plain text line",
     "",
     "   ",
@@ -233,18 +254,44 @@ def test_asciidoc_invariants(text: str, limits: Limits) -> None:
         return lines[i].startswith("//") or any(line.rstrip() == "////" for line in lines[:i])
 
     document = asciidoc_handler(text, "docs/fuzz.adoc", limits)
+    assert_blanked_only(text, document, may_be_comment)
+    assert_sizes(document, limits)
+    assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
+
+
+def assert_blanked_only(text: str, document: Document, may_hide: Callable[[int], bool]
+                        ) -> None:
+    """The contract, for a handler that blanks what a reader never sees (comments,
+    metadata): a chunk's line is the file's or blank, and blank only where ``may_hide``
+    allows; such lines may also be in no chunk."""
+    lines = lines_of(text)
     blanked = set()
     for chunk in document.chunks:
         shown = chunk.text.split("\n")
         assert len(shown) == chunk.end_line - chunk.start_line + 1
         for i, line in enumerate(shown, chunk.start_line - 1):
             if line != lines[i]:
-                assert line == "" and may_be_comment(i), (i, lines[i])
+                assert line == "" and may_hide(i), (i, lines[i])
                 blanked.add(i)
     covered = {i for c in document.chunks for i in range(c.start_line - 1, c.end_line)}
-    shown_text = "\n".join("" if i in blanked or (i not in covered and may_be_comment(i))
-                           else line for i, line in enumerate(lines))
-    assert_invariants(shown_text, document)
+    assert_invariants("\n".join("" if i in blanked or (i not in covered and may_hide(i))
+                                else line for i, line in enumerate(lines)), document)
+
+
+@FUZZ
+@given(text=documents(ORG_LINES), limits=limits_strategy)
+def test_org_invariants(text: str, limits: Limits) -> None:
+    """Keyword, comment and drawer lines (and what a drawer or comment block holds) may
+    be blank in chunk text."""
+    lines = lines_of(text)
+
+    def may_hide(i: int) -> bool:
+        opened = any(line.strip().startswith(":") or line.strip().lower() == "#+begin_comment"
+                     for line in lines[:i])
+        return lines[i].lstrip().startswith(("#", ":")) or opened
+
+    document = org_handler(text, "notes/fuzz.org", limits)
+    assert_blanked_only(text, document, may_hide)
     assert_sizes(document, limits)
     assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
 

@@ -94,6 +94,19 @@ def test_folders_named_like_codes_are_not_translations():
     assert tree.left_out == ("docs/de",) and tree.files == {"docs/de": 1, "docs/en": 2}
 
 
+def test_a_code_among_many_other_folders_is_no_translation():
+    """Doom Emacs: modules/lang/ holds a module per programming language, one named hy
+    (Hy, and Armenian's code); a real lang/ or docs/ tree is mostly languages."""
+    modules = [f"modules/lang/{m}/README.org" for m in
+               ("hy", "python", "rust", "clojure", "haskell", "ocaml", "nim")]
+    assert find_translations(modules, "m") == []
+    [tree] = find_translations(["site/lang/de/a.md", "site/lang/en/a.md",
+                                "site/lang/assets/x.md"], "m")
+    assert tree.left_out == ("site/lang/de",)
+    assert find_translations(["docs/de/a.md", "docs/en/b.md", "docs/api/c.md",
+                              "docs/guide/d.md", "docs/faq/e.md"], "m") == []
+
+
 def test_a_lone_region_coded_folder_or_page_is_a_translation():
     """commander.js: English pages in docs/, Chinese ones in docs/zh-CN/ with their own
     names, and Readme_zh-CN.md beside Readme.md; a region written as people write it is
