@@ -35,7 +35,9 @@ from vq.core.store import sql_str
 
 SECONDARY = 0.5
 DEFINES = 2.0
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(\(\))?")
+# A name: dotted or ``::`` paths, and Lisp's kebab-case (``doom-log``, ``use-package!``)
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:(?:-[A-Za-z0-9_]+)+[!?]?)?"
+_IDENT = re.compile(rf"{_WORD}(?:(?:\.|::){_WORD})*(\(\))?")
 _SECONDARY_PATH = re.compile(
     r"(^|/)(tests?|testing|spec|specs|__tests__|examples?|samples?|demos?|vendor|"
     r"third_party|fixtures?)/|(^|/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+"
@@ -54,7 +56,10 @@ def symbol_terms(query: str) -> list[str]:
 
 
 def _identifier_like(term: str) -> bool:
-    return ("_" in term or "." in term or term != term.lower() and term != term.capitalize()
+    """snake_case, dotted, camelCase, CONSTANT, or kebab-case: a prose word with a hyphen
+    (``built-in``) only matches a definition of that name, which only Lisp or CSS has."""
+    return ("_" in term or "." in term or "-" in term
+            or term != term.lower() and term != term.capitalize()
             or term.isupper() and len(term) > 3)
 
 

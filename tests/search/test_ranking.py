@@ -122,6 +122,40 @@ def test_a_query_naming_a_symbol_ranks_its_definition_first(tmp_path, build):
         assert hits[0].signals["code"]["defines"] == code_rank.DEFINES
 
 
+LISP = {
+    "lisp/doom-lib.el": """\
+(defvar doom-log-level 0
+  "How verbosely to log: doom-log prints at this level or below.")
+
+(defun doom-log-file (name)
+  "The file doom-log writes NAME's log to."
+  (expand-file-name name doom-log-directory))
+
+(defun doom-log (text &rest args)
+  "Print TEXT with ARGS when logging is on."
+  (when (> doom-log-level 0)
+    (message text args)))
+""",
+    "lisp/doom-cli.el": """\
+(defun doom-cli-log (text)
+  "Send TEXT to doom-log, then to the CLI's own log."
+  (doom-log text)
+  (doom-log text))
+""",
+}
+
+
+def test_a_kebab_case_name_is_a_symbol_and_ranks_its_definition_first(tmp_path, build):
+    """Lisp names are kebab-case: "doom-log" was two words to the symbol rule, and four
+    definitions that mention it outranked its own (Doom Emacs)."""
+    settings = make(tmp_path, "l", LISP, kind="code")
+    assert build(settings).outcome == "ok"
+    for method in ("lexical", "hybrid"):
+        hits = search(settings, Query("doom-log", method=method)).hits
+        assert (hits[0].path, hits[0].symbol) == ("lisp/doom-lib.el", "doom-log"), method
+        assert hits[0].signals["code"]["defines"] == code_rank.DEFINES
+
+
 def test_tests_rank_below_the_implementation_unless_asked_for(tmp_path, build, monkeypatch):
     settings = make(tmp_path, "t", CODE, kind="code")
     assert build(settings).outcome == "ok"
