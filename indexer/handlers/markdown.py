@@ -9,7 +9,8 @@ attribute list (``## Install { #install }``, MkDocs ``attr_list``) is left out o
 breadcrumbs and titles; the chunk text keeps the line as written. HTML
 comments outside fences (``<!-- YAML added: v10.2.0 -->``, lint switches) are
 blanked in the chunk text, line numbers kept: a rendered page does not show
-them, and their words would only dilute BM25 and use up the model's window.
+them, and their words would only dilute BM25 and use up the model's window. So
+are an MDX page's ``import``/``export`` statements and JSX comments.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from vq.core import yaml_bounds
+from vq.core import filetypes, yaml_bounds
 from vq.core.attr_list import strip_attr_list
 from vq.indexer.handlers.base import (
     Chunk,
@@ -45,6 +46,8 @@ _FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
 _DATE = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _DATE_KEYS = ("date", "updated", "created")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+_ESM = re.compile(r"^(?:import|export)(?:[ \t{*]|$)")
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,8 @@ def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
     body_start, meta = _frontmatter(lines)
     headings, fences = _scan(lines, body_start)
     visible = hide_comments(lines, fences, body_start)
+    if filetypes.suffix(relpath) == ".mdx":
+        visible = hide_mdx(visible, fences, body_start)
     if visible != lines:
         lines = visible
         headings, fences = _scan(lines, body_start)
@@ -139,17 +144,37 @@ def _scan(lines: Sequence[str], start: int) -> tuple[list[Heading], list[Span]]:
     return headings, fences
 
 
-def hide_comments(lines: Sequence[str], fences: Sequence[Span], start: int = 0) -> list[str]:
-    """``lines`` with each closed HTML comment that starts outside a fence blanked, the
-    line count unchanged (a line left with only blanks becomes empty). An unclosed
-    ``<!--`` stays text, as a fence's contents do."""
+def hide_mdx(lines: Sequence[str], fences: Sequence[Span], start: int = 0) -> list[str]:
+    """An MDX page's ESM (``import Tabs from '@theme/Tabs';``, ``export const meta``: an
+    ``import``/``export`` at the start of a line outside a fence, running to the next
+    blank line, as MDX parses it) and JSX comments (``{/* ... */}``) blanked, line
+    numbers kept: the rendered page shows neither."""
+    inside = {i for a, b in fences for i in range(a, b)}
+    out = list(lines)
+    i = start
+    while i < len(out):
+        if i in inside or not _ESM.match(out[i]):
+            i += 1
+            continue
+        while i < len(out) and out[i].strip():
+            out[i] = ""
+            i += 1
+    return hide_comments(out, fences, start, _JSX_COMMENT)
+
+
+def hide_comments(lines: Sequence[str], fences: Sequence[Span], start: int = 0,
+                  comment: re.Pattern[str] | None = None) -> list[str]:
+    """``lines`` with each closed HTML comment (or ``comment``) that starts outside a
+    fence blanked, the line count unchanged (a line left with only blanks becomes
+    empty). An unclosed ``<!--`` stays text, as a fence's contents do."""
+    comment = comment or _COMMENT
     text = "\n".join(lines[start:])
-    if "<!--" not in text:
+    if comment.search(text) is None:
         return list(lines)
     fence_ends = {a - start: b - start for a, b in fences if a >= start}
     offsets = list(itertools.accumulate((len(line) + 1 for line in lines[start:]), initial=0))
     parts, cursor, pos = [], 0, 0
-    while (found := _COMMENT.search(text, pos)) is not None:
+    while (found := comment.search(text, pos)) is not None:
         row = bisect.bisect_right(offsets, found.start()) - 1
         fence = next((b for a, b in fence_ends.items() if a <= row < b), None)
         if fence is not None:  # a comment look-alike inside a fence: search past it

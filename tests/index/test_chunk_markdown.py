@@ -239,6 +239,40 @@ def test_html_comments_are_blanked_outside_fences_line_numbers_kept() -> None:
     assert lines[14] == " after" and lines[-1] == "<!-- never closed"
 
 
+MDX = """\
+---
+title: Images
+---
+import { Steps } from '@astrojs/starlight/components';
+import ReadMore from '~/components/ReadMore.astro';
+
+Astro provides several ways to use images {/* TODO: video */} on your site.
+
+```js
+import { Image } from 'astro:assets';
+```
+export const meta = {
+  sidebar: 'guides',
+};
+
+<ReadMore>See the image reference.</ReadMore>
+"""
+
+
+def test_mdx_imports_exports_and_jsx_comments_are_blanked_outside_fences() -> None:
+    """Astro, Docusaurus and Next.js docs are MDX: each page opened with lines of
+    ``import`` statements, embedded and counted as the page's first words."""
+    (chunk,) = markdown_handler(MDX, "docs/images.mdx", Limits()).chunks
+    assert (chunk.start_line, chunk.end_line) == (7, 16)
+    lines = chunk.text.split("\n")
+    assert lines[0] == "Astro provides several ways to use images  on your site."
+    assert "import { Image } from 'astro:assets';" in lines  # a fence shows what it holds
+    assert "export const meta = {" not in lines and "  sidebar: 'guides'," not in lines
+    assert lines[-1] == "<ReadMore>See the image reference.</ReadMore>"
+    plain = markdown_handler(MDX, "docs/images.md", Limits()).chunks[0]
+    assert plain.start_line == 4  # only MDX reads ESM: in a .md page it is text
+
+
 def test_a_section_holding_only_a_comment_merges_like_a_heading_only_one() -> None:
     doc = markdown_handler("## A\n\n<!-- YAML\nadded: v1\n-->\n\n## B\n\nbody\n", "a.md", Limits())
     assert [(c.start_line, c.end_line, c.breadcrumb) for c in doc.chunks] == [(1, 9, "a > B")]
