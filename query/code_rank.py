@@ -35,8 +35,9 @@ from vq.core.store import sql_str
 
 SECONDARY = 0.5
 DEFINES = 2.0
-# A name: dotted or ``::`` paths, and Lisp's kebab-case (``doom-log``, ``use-package!``)
-_WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:(?:-[A-Za-z0-9_]+)+[!?]?)?"
+# A name: dotted or ``::`` paths, Lisp's kebab-case (``doom-log``, ``use-package!``) and
+# bang names (``map!``; a ``?`` only after kebab-case: it ends questions)
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:(?:-[A-Za-z0-9_]+)+[!?]?|!)?"
 _IDENT = re.compile(rf"{_WORD}(?:(?:\.|::){_WORD})*(\(\))?")
 _SECONDARY_PATH = re.compile(
     r"(^|/)(tests?|testing|spec|specs|__tests__|examples?|samples?|demos?|vendor|"

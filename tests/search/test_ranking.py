@@ -135,17 +135,26 @@ LISP = {
   "Print TEXT with ARGS when logging is on."
   (when (> doom-log-level 0)
     (message text args)))
+
+(defmacro log! (text)
+  "Log TEXT: a shorthand for doom-log that map! and log calls expand to."
+  `(doom-log ,text))
 """,
     "lisp/doom-cli.el": """\
 (defun doom-cli-log (text)
   "Send TEXT to doom-log, then to the CLI's own log."
   (doom-log text)
   (doom-log text))
+
+(defun doom-cli-log-rotate ()
+  "Rotate the log: the log file's old log lines go to a log archive."
+  (rename-file "log" "log.1"))
 """,
 }
 
 
-def test_a_kebab_case_name_is_a_symbol_and_ranks_its_definition_first(tmp_path, build):
+def test_a_kebab_case_or_bang_name_is_a_symbol_and_ranks_its_definition_first(tmp_path,
+                                                                             build):
     """Lisp names are kebab-case: "doom-log" was two words to the symbol rule, and four
     definitions that mention it outranked its own (Doom Emacs)."""
     settings = make(tmp_path, "l", LISP, kind="code")
@@ -154,6 +163,9 @@ def test_a_kebab_case_name_is_a_symbol_and_ranks_its_definition_first(tmp_path, 
         hits = search(settings, Query("doom-log", method=method)).hits
         assert (hits[0].path, hits[0].symbol) == ("lisp/doom-lib.el", "doom-log"), method
         assert hits[0].signals["code"]["defines"] == code_rank.DEFINES
+    bang = search(settings, Query("log!")).hits[0]
+    assert bang.symbol == "log!" and bang.signals["code"]["defines"] == code_rank.DEFINES
+    assert code_rank.symbol_terms("why does it crash?") == []
 
 
 def test_tests_rank_below_the_implementation_unless_asked_for(tmp_path, build, monkeypatch):
