@@ -71,6 +71,8 @@ def scan(lines: Sequence[str]) -> Page:
     """Headings, blocks and the lines to hide, top to bottom; a heading ends a block or
     a drawer that is still open, as in Org."""
     page = Page()
+    # looked up, not searched: a file of unclosed drawers would cost a scan per line
+    ends, heads = _next_match(lines, _DRAWER_END), _next_match(lines, _HEADING)
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -85,8 +87,8 @@ def scan(lines: Sequence[str]) -> Page:
             i = end + 1
             continue
         elif _DRAWER.match(line) and not _DRAWER_END.match(line):
-            end = _close(lines, i, _DRAWER_END)
-            if _DRAWER_END.match(lines[end]):  # an unclosed one is text
+            end = ends[i + 1]
+            if end < heads[i + 1]:  # closed before the next heading; an unclosed one is text
                 page.hidden.update(range(i, end + 1))
                 i = end + 1
                 continue
@@ -97,6 +99,15 @@ def scan(lines: Sequence[str]) -> Page:
             page.hidden.add(i)
         i += 1
     return page
+
+
+def _next_match(lines: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
+    """For each line, the index of the first line from it on that matches ``pattern``
+    (``len(lines)`` when none does)."""
+    out = [len(lines)] * (len(lines) + 1)
+    for k in range(len(lines) - 1, -1, -1):
+        out[k] = k if pattern.match(lines[k]) else out[k + 1]
+    return out
 
 
 def _close(lines: Sequence[str], start: int, end: re.Pattern[str]) -> int:
