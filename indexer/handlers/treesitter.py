@@ -2,7 +2,9 @@
 
 The per-language wheels (``tree-sitter-python``, ``-go``, ...) ship compiled
 grammars, so parsing works offline; a language without an installed grammar
-gets None and ``code.code_handler`` falls back to its regex chunker.
+gets None and ``code.code_handler`` falls back to its regex chunker, as does a file
+whose parse runs past a step budget (``_bounded_parse``: text that is no code of its
+language can make error recovery quadratic).
 
 What the caller can rely on: ``definitions`` returns blocks that tile
 ``[0, len(lines))`` in order, without gaps or overlaps, whatever the tree
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -146,9 +149,69 @@ def definitions(lines: Sequence[str], name: str, limits: Limits) -> list[Definit
     unsafe = _UNSAFE.get(name)
     if unsafe is not None and unsafe.search(text):
         return None
+    if _longest_punctuation_run(lines) >= PUNCTUATION_RUN:
+        return None
     source = text.encode("utf-8", "replace")
-    root = parser.parse(source).root_node
-    return _Tiler(lines, source, _GRAMMARS[name], limits).tile(root, (0, len(lines)), None)
+    tree = _bounded_parse(parser, source)
+    if tree is None:
+        return None
+    try:
+        return _Tiler(lines, source, _GRAMMARS[name], limits).tile(tree.root_node,
+                                                                    (0, len(lines)), None)
+    except RecursionError:  # definitions nested thousands deep (3,000 lines of `def x`)
+        return None
+
+
+# tree-sitter's error recovery can go quadratic on text that is no code of its language:
+# 3,000 lines of `<!--` took 10.5 s to parse as Go (270,269 progress steps, 18 per byte),
+# 4,000 lines of `/*` 7.3 s as Python (in only 399 steps). Real sources take at most
+# 0.02 steps per byte (site-packages Python and JavaScript, /usr/include headers) and
+# parse at about 10 MB/s, so a parse past either budget is given up for the line
+# chunker: the step budget decides alike on every machine; the time budget, 20x what a
+# loaded machine needs, is the backstop for recovery that takes few steps.
+# ... and its recovery at the end of the file, which no callback interrupts, went
+# quadratic on long runs of lines without a letter, digit or quote (`/*` x 6,000 as
+# Python: 20 s). Real sources come close only with string tables (`"©",`: rich's
+# Unicode data, 198 lines), which a quote keeps out of the run.
+PUNCTUATION_RUN = 200
+PARSE_STEPS_FLOOR = 5_000
+PARSE_STEPS_PER_BYTE = 0.25
+PARSE_SECONDS_FLOOR = 2.0
+PARSE_SECONDS_PER_MB = 2.0
+_READ_CHUNK = 1 << 16
+_WORDISH = re.compile(r"[^\W_]|[\"'`]")
+
+
+def _longest_punctuation_run(lines: Sequence[str]) -> int:
+    """The most consecutive non-blank lines without a letter, digit or quote."""
+    longest = run = 0
+    for line in lines:
+        if line.strip() and not _WORDISH.search(line):
+            run += 1
+            longest = max(longest, run)
+        else:
+            run = 0
+    return longest
+
+
+def _bounded_parse(parser: Any, source: bytes) -> Any | None:
+    """The tree, or None when parsing ran past its budget (the parser is reset, so the
+    next file starts afresh instead of resuming this one)."""
+    budget = PARSE_STEPS_FLOOR + int(PARSE_STEPS_PER_BYTE * len(source))
+    deadline = time.monotonic() + PARSE_SECONDS_FLOOR + PARSE_SECONDS_PER_MB * len(source) / 1e6
+    steps = 0
+
+    def progress(_offset: int, _has_error: bool) -> bool:
+        nonlocal steps
+        steps += 1
+        return steps > budget or time.monotonic() > deadline
+
+    try:
+        return parser.parse(lambda byte, _point: source[byte:byte + _READ_CHUNK],
+                            progress_callback=progress)
+    except ValueError:  # "Parsing failed": the callback cancelled it
+        parser.reset()
+        return None
 
 
 @dataclass

@@ -459,3 +459,33 @@ def test_a_shell_script_that_crashes_the_bash_grammar_is_chunked_without_it() ->
                               timeout=120)
         assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-300:]}"
         assert int(done.stdout) >= 1
+
+
+def test_text_that_sends_the_parser_quadratic_goes_to_the_line_chunker() -> None:
+    """Lines of markup in a code file: tree-sitter's error recovery took 10.5 s on
+    3,000 lines of `<!--` as Go (the step budget), 20 s on 6,000 lines of `/*` as
+    Python (at the end of the file, past any callback: the punctuation run), and 45 s
+    on 2,000 lines of `<!--` as Ruby; 3,000 nested Ruby `def`s overflowed the tiler's
+    recursion. Each now goes to the line chunker, and every line is still indexed."""
+    cases = [("<!--\n" * 3000, "go"), ("/*\n" * 6000, "python"), ("<!--\n" * 6000, "ruby"),
+             ("def$<=\n" * 3000, "ruby")]
+    for text, language in cases:
+        lines = text.split("\n")
+        assert treesitter.definitions(lines, language, Limits()) is None, (text[:6], language)
+        ext = {"go": "go", "python": "py", "ruby": "rb"}[language]
+        document = code_handler(text, f"junk.{ext}", Limits())
+        covered = sum(c.end_line - c.start_line + 1 for c in document.chunks)
+        assert covered == len(lines) - 1  # every line but the empty last one
+
+
+def test_a_parse_given_up_leaves_the_parser_ready_for_the_next_file(monkeypatch) -> None:
+    """Cancelled mid-parse, a tree-sitter parser resumes that parse on its next call
+    unless reset: the next file would get the previous one's tree."""
+    big = "package main\n" + "".join(f"\nfunc F{n}() int {{\n\treturn {n}\n}}\n"
+                                     for n in range(2000))
+    go = "package main\n\nfunc Checksum(b []byte) int {\n\treturn len(b)\n}\n".split("\n")
+    monkeypatch.setattr(treesitter, "PARSE_SECONDS_FLOOR", -1.0)  # past the deadline at once
+    assert treesitter.definitions(big.split("\n"), "go", Limits()) is None
+    monkeypatch.undo()
+    found = treesitter.definitions(go, "go", Limits())
+    assert found is not None and [d.parts for d in found if d.parts] == [("Checksum",)]
