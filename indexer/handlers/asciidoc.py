@@ -8,7 +8,7 @@ two-line form: a title over a line of one ``= - ~ ^ +`` character within one of 
 length; levels as Asciidoctor reads them (``= Page`` is the page title). As there, a
 title starts a block: after a blank line, a block attribute line (``[#id]``) or
 another title, never inside a delimited block (``----`` listing, ``....`` literal,
-``====`` example, ``|===`` table, `````` fence, ...), and never at the start of a
+``====`` example, ``|===`` table, a backtick fence, ...), and never at the start of a
 comment. Delimited blocks are kept whole where they fit; comments (``//`` lines and
 ``////`` blocks) are blanked in the chunk text, line numbers kept, as Markdown's HTML
 comments are. The rest (sections, breadcrumbs, heading-only sections merging into

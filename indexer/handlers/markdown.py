@@ -159,24 +159,29 @@ def hide_mdx(lines: Sequence[str], fences: Sequence[Span], start: int = 0) -> li
         while i < len(out) and out[i].strip():
             out[i] = ""
             i += 1
-    return hide_comments(out, fences, start, _JSX_COMMENT)
+    return hide_comments(out, fences, start, _JSX_COMMENT, "*/}")
 
 
 def hide_comments(lines: Sequence[str], fences: Sequence[Span], start: int = 0,
-                  comment: re.Pattern[str] | None = None) -> list[str]:
-    """``lines`` with each closed HTML comment (or ``comment``) that starts outside a
-    fence blanked, the line count unchanged (a line left with only blanks becomes
-    empty). An unclosed ``<!--`` stays text, as a fence's contents do."""
+                  comment: re.Pattern[str] | None = None, close: str = "-->") -> list[str]:
+    """``lines`` with each closed HTML comment (or ``comment``, ending in ``close``)
+    that starts outside a fence blanked, the line count unchanged (a line left with only
+    blanks becomes empty). An unclosed ``<!--`` stays text, as a fence's contents do.
+    The search stops at the last ``close``: past it every opener is unclosed, and
+    trying each against the rest of the file was quadratic (4,000 lines of ``<!--``)."""
     comment = comment or _COMMENT
     text = "\n".join(lines[start:])
-    if comment.search(text) is None:
+    end = text.rfind(close) + len(close)
+    if end < len(close) or comment.search(text, 0, end) is None:
         return list(lines)
-    fence_ends = {a - start: b - start for a, b in fences if a >= start}
+    inner = sorted((a - start, b - start) for a, b in fences if a >= start)
+    starts = [a for a, _ in inner]
     offsets = list(itertools.accumulate((len(line) + 1 for line in lines[start:]), initial=0))
     parts, cursor, pos = [], 0, 0
-    while (found := comment.search(text, pos)) is not None:
+    while (found := comment.search(text, pos, end)) is not None:
         row = bisect.bisect_right(offsets, found.start()) - 1
-        fence = next((b for a, b in fence_ends.items() if a <= row < b), None)
+        k = bisect.bisect_right(starts, row) - 1  # the last fence starting at or above row
+        fence = inner[k][1] if k >= 0 and row < inner[k][1] else None
         if fence is not None:  # a comment look-alike inside a fence: search past it
             pos = offsets[min(fence, len(offsets) - 1)]
             continue

@@ -239,6 +239,17 @@ def test_html_comments_are_blanked_outside_fences_line_numbers_kept() -> None:
     assert lines[14] == " after" and lines[-1] == "<!-- never closed"
 
 
+def test_many_comment_openers_and_fences_are_read_in_one_pass() -> None:
+    """40,000 unclosed ``<!--`` lines were each tried against the rest of the file, and
+    each comment looked through every fence: both quadratic. They are text (unclosed)
+    and, between fences, blanked (closed) all the same."""
+    unclosed = markdown_handler("<!--\n" * 40_000, "hostile.md", Limits())
+    assert sum(c.text.count("<!--") for c in unclosed.chunks) == 40_000
+    text = "```\n<!-- in a fence -->\n```\n<!-- hidden -->\n" * 5_000
+    shown = "\n".join(c.text for c in markdown_handler(text, "many.md", Limits()).chunks)
+    assert shown.count("<!-- in a fence -->") == 5_000 and "hidden" not in shown
+
+
 MDX = """\
 ---
 title: Images
