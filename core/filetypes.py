@@ -57,7 +57,7 @@ LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
                     "emacs-lisp": "elisp", "common-lisp": "lisp", "racket": "scheme"}
 
 # Handlers that take the file's bytes, not decoded text: their format says how to decode.
-BINARY_HANDLERS = frozenset({"pdf", "html"})
+BINARY_HANDLERS = frozenset({"pdf", "html", "notebook"})
 HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(TEXT_EXTENSIONS, "text"),
     **dict.fromkeys(LANGUAGE_BY_EXTENSION, "code"),
@@ -65,7 +65,7 @@ HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(RST_EXTENSIONS, "rst"),
     **dict.fromkeys(ASCIIDOC_EXTENSIONS, "asciidoc"),
     **dict.fromkeys(ORG_EXTENSIONS, "org"),
-    ".pdf": "pdf", ".html": "html", ".htm": "html",
+    ".pdf": "pdf", ".html": "html", ".htm": "html", ".ipynb": "notebook",
 }
 HANDLER_BY_FILENAME: dict[str, str] = {
     **dict.fromkeys(TEXT_FILENAMES, "text"),
@@ -77,13 +77,13 @@ HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
 READERS_ID = zlib.crc32(repr((sorted(HANDLER_BY_EXTENSION.items()),
                               sorted(HANDLER_BY_FILENAME.items()))).encode())
 PROSE_KIND_IN_CODE = {"markdown": "notes", "rst": "notes", "asciidoc": "notes",
-                      "org": "notes", "html": "docs", "pdf": "docs"}
+                      "org": "notes", "html": "docs", "pdf": "docs", "notebook": "docs"}
 
 
 def content_kind(vault_kind: str, handler: str) -> str:
     """The kind a file's rows carry: its vault's, except that source code is "code" in
-    any vault and a Markdown, RST, AsciiDoc or Org guide, HTML page or PDF inside a code
-    vault is prose.
+    any vault and a Markdown, RST, AsciiDoc or Org guide, HTML page, notebook or PDF
+    inside a code vault is prose.
 
     Why: ranking reads the row's kind (a prose section's pieces collapse into one hit
     and carry a section vector; code gets definition hits and code signals), and so does

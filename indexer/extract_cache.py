@@ -34,11 +34,12 @@ from vq.core.walk import FileEntry
 from vq.indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
 from vq.indexer.handlers.base import file_stem
 from vq.indexer.handlers.html import extract_html, markdown_document
+from vq.indexer.handlers.notebook import extract_notebook
 from vq.indexer.handlers.pdf import extract_pdf, pdf_document
 from vq.indexer.hooks import hook_name, hook_text_of
 from vq.indexer.reading import Unreadable, decode
 
-EXTRACTOR_VERSION = 1  # bump when PDF or HTML extraction output changes
+EXTRACTOR_VERSION = 1  # bump when PDF, HTML or notebook extraction output changes
 CACHE_DIR = "extract-cache"
 PRUNE_AFTER_DAYS = 90
 MINIFIED_AVERAGE_LINE = 200  # characters per non-blank line
@@ -163,6 +164,9 @@ class FileChunker:
                 "", (hook_text_of(handler, data, relpath, self.timeout, self.hook_max_bytes),))
         if name == "pdf":
             return f"pdf/{EXTRACTOR_VERSION}", lambda: _pdf(data, *self.pdf_bounds)
+        if name == "notebook":
+            return f"notebook/{EXTRACTOR_VERSION}", lambda: Extracted(
+                "", (extract_notebook(data),))
         return f"html/{EXTRACTOR_VERSION}", lambda: Extracted(*_one_page(extract_html(data)))
 
     def _document(self, value: Extracted, relpath: str) -> Document:

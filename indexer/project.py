@@ -41,7 +41,8 @@ from vq.indexer.translations import Translations, find_translations, model_langu
 VAULT_DIR = ".vault"
 INDEX_DIR = ".vq"
 MARKDOWN = filetypes.MARKDOWN_EXTENSIONS
-DOCUMENTS = frozenset({".pdf", ".docx", ".doc", ".odt", ".rtf", ".epub", ".pptx", ".odp"})
+DOCUMENTS = frozenset({".pdf", ".ipynb", ".docx", ".doc", ".odt", ".rtf", ".epub", ".pptx",
+                       ".odp"})
 # Folder names that hold prose by convention, even when they also hold a few scripts.
 PROSE_DIRS = frozenset({"docs", "doc", "documentation", "notes", "wiki", "adr", "adrs",
                         "decisions", "rfcs", "handbook", "guides", "manual"})

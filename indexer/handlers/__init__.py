@@ -5,7 +5,7 @@ The walker claims files by name with the core table (so `vq status --check` and
 `vq doctor` agree with the build without importing a chunker); this module only
 maps each handler name to its function. Adding a format means an entry in the
 core table and, for a new handler name, one here. Handlers named in
-``BINARY_HANDLERS`` (PDF, HTML) take the file's bytes instead of decoded text.
+``BINARY_HANDLERS`` (PDF, HTML, notebooks) take the file's bytes instead of decoded text.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from vq.indexer.handlers.base import Chunk, Document, Handler, HandlerError, Lim
 from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.html import html_handler
 from vq.indexer.handlers.markdown import markdown_handler
+from vq.indexer.handlers.notebook import notebook_handler
 from vq.indexer.handlers.org import org_handler
 from vq.indexer.handlers.pdf import pdf_handler
 from vq.indexer.handlers.rst import rst_handler
@@ -48,6 +49,7 @@ HANDLERS: dict[str, Handler | BinaryHandler] = {
     "org": org_handler,
     "pdf": pdf_handler,
     "html": html_handler,
+    "notebook": notebook_handler,
 }
 
 

@@ -1,0 +1,68 @@
+"""Jupyter notebooks: the cells rendered as Markdown, so headings become breadcrumbs.
+
+A notebook is JSON (nbformat 4): read as text it would be quotes, escapes and
+base64 images; left unclaimed (as before), a repository's tutorials and examples
+were not searchable at all. Markdown cells are kept as written, code cells become
+fenced blocks in the kernel's language, raw cells plain text; outputs are left
+out (images, tables and logs that can be megabytes, and the code that made them is
+there). The Markdown handler then chunks the result. As for HTML, line numbers
+are those of the rendered Markdown; the title is the first H1, else the file stem.
+
+Why not nbformat: it validates against the schema and pulls in jsonschema and
+fastjsonschema to do so; vq needs the cells' type and source, from the standard
+library's ``json``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from vq.indexer.handlers.base import Document, HandlerError, Limits
+from vq.indexer.handlers.html import markdown_document
+
+_BACKTICKS = re.compile(r"^\s*(`{3,})", re.MULTILINE)
+
+
+def notebook_handler(data: bytes, relpath: str, limits: Limits) -> Document:
+    """Chunk a notebook's bytes (the registry marks this handler as binary)."""
+    return markdown_document(extract_notebook(data), relpath, limits)
+
+
+def extract_notebook(data: bytes) -> str:
+    """The notebook's cells as one Markdown text."""
+    try:
+        notebook = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise HandlerError(f"not a Jupyter notebook (invalid JSON: {str(exc)[:80]}); save it "
+                           "again from Jupyter, or exclude it") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise HandlerError("not an nbformat 4 notebook (no cell list); convert it with "
+                           "`jupyter nbconvert --to notebook`, or exclude it")
+    language = _language(notebook.get("metadata"))
+    blocks = [_render(cell, language) for cell in notebook["cells"] if isinstance(cell, dict)]
+    return "\n\n".join(b for b in blocks if b.strip()) + "\n"
+
+
+def _language(metadata: Any) -> str:
+    """The kernel's language for code fences (``python`` when the notebook does not say)."""
+    if isinstance(metadata, dict):
+        for key, field in (("kernelspec", "language"), ("language_info", "name")):
+            section = metadata.get(key)
+            if isinstance(section, dict) and isinstance(section.get(field), str):
+                return section[field].strip().lower() or "python"
+    return "python"
+
+
+def _render(cell: dict, language: str) -> str:
+    source = cell.get("source", "")
+    text = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) \
+        else source if isinstance(source, str) else ""
+    text = text.strip("\n")
+    kind = cell.get("cell_type")
+    if kind == "code" and text.strip():
+        longest = max((len(m) for m in _BACKTICKS.findall(text)), default=2)
+        fence = "`" * max(3, longest + 1)
+        return f"{fence}{language}\n{text}\n{fence}"
+    return text if kind in ("markdown", "raw") else ""
