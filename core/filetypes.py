@@ -17,6 +17,7 @@ MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
 RST_EXTENSIONS = frozenset({".rst", ".rest"})
 ASCIIDOC_EXTENSIONS = frozenset({".adoc", ".asciidoc"})  # not .asc: that is a PGP signature too
 ORG_EXTENSIONS = frozenset({".org"})
+LATEX_EXTENSIONS = frozenset({".tex"})
 TEXT_EXTENSIONS = frozenset({".txt", ".csv", ".tsv", ".log", ".toml",
                              ".yaml", ".yml", ".json", ".ini", ".cfg"})
 TEXT_FILENAMES = frozenset({"README", "LICENSE"})
@@ -65,6 +66,7 @@ HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(RST_EXTENSIONS, "rst"),
     **dict.fromkeys(ASCIIDOC_EXTENSIONS, "asciidoc"),
     **dict.fromkeys(ORG_EXTENSIONS, "org"),
+    **dict.fromkeys(LATEX_EXTENSIONS, "latex"),
     ".pdf": "pdf", ".html": "html", ".htm": "html", ".ipynb": "notebook",
 }
 HANDLER_BY_FILENAME: dict[str, str] = {
@@ -77,13 +79,14 @@ HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
 READERS_ID = zlib.crc32(repr((sorted(HANDLER_BY_EXTENSION.items()),
                               sorted(HANDLER_BY_FILENAME.items()))).encode())
 PROSE_KIND_IN_CODE = {"markdown": "notes", "rst": "notes", "asciidoc": "notes",
-                      "org": "notes", "html": "docs", "pdf": "docs", "notebook": "docs"}
+                      "org": "notes", "latex": "notes", "html": "docs", "pdf": "docs",
+                      "notebook": "docs"}
 
 
 def content_kind(vault_kind: str, handler: str) -> str:
     """The kind a file's rows carry: its vault's, except that source code is "code" in
-    any vault and a Markdown, RST, AsciiDoc or Org guide, HTML page, notebook or PDF
-    inside a code vault is prose.
+    any vault and a Markdown, RST, AsciiDoc, Org or LaTeX text, HTML page, notebook or
+    PDF inside a code vault is prose.
 
     Why: ranking reads the row's kind (a prose section's pieces collapse into one hit
     and carry a section vector; code gets definition hits and code signals), and so does

@@ -27,7 +27,7 @@ _RETRIES = 4          # re-cuts of a piece the per-line estimate let through too
 
 Fit = Callable[[Document, FileEntry, str], Document]
 # handlers whose chunks have no Markdown fences
-UNFENCED = ("code", "text", "pdf", "rst", "asciidoc", "org")
+UNFENCED = ("code", "text", "pdf", "rst", "asciidoc", "org", "latex")
 
 
 def fitter(model: str) -> Fit:

@@ -56,7 +56,8 @@ GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
 SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
 MANY_LANGUAGES = 8  # a vault's reason names up to this many left-out languages, else counts
 # Prose page formats by handler, as ``vq init`` names them.
-PROSE_FORMATS = {"markdown": "Markdown", "rst": "RST", "asciidoc": "AsciiDoc", "org": "Org"}
+PROSE_FORMATS = {"markdown": "Markdown", "rst": "RST", "asciidoc": "AsciiDoc", "org": "Org",
+                 "latex": "LaTeX"}
 
 
 @dataclass

@@ -17,6 +17,7 @@ from vq.indexer.handlers.asciidoc import asciidoc_handler
 from vq.indexer.handlers.base import Chunk, Document, Handler, HandlerError, Limits
 from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.html import html_handler
+from vq.indexer.handlers.latex import latex_handler
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.indexer.handlers.notebook import notebook_handler
 from vq.indexer.handlers.org import org_handler
@@ -47,6 +48,7 @@ HANDLERS: dict[str, Handler | BinaryHandler] = {
     "rst": rst_handler,
     "asciidoc": asciidoc_handler,
     "org": org_handler,
+    "latex": latex_handler,
     "pdf": pdf_handler,
     "html": html_handler,
     "notebook": notebook_handler,

@@ -89,7 +89,7 @@ def open_confined(vault: Vault, rel: str, use_openat2: bool = True
     return fd, st
 
 
-SOURCE_HANDLERS = ("markdown", "rst", "asciidoc", "org", "code", "text")
+SOURCE_HANDLERS = ("markdown", "rst", "asciidoc", "org", "latex", "code", "text")
 
 
 def read_indexed(settings: Settings, index: store.Index, vault_id: str, rel: str, start: int,

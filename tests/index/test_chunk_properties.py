@@ -16,6 +16,7 @@ from vq.core.filetypes import LANGUAGE_BY_EXTENSION
 from vq.indexer.handlers import Document, Limits
 from vq.indexer.handlers.asciidoc import asciidoc_handler
 from vq.indexer.handlers.code import code_handler
+from vq.indexer.handlers.latex import latex_handler
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.indexer.handlers.org import org_handler
 from vq.indexer.handlers.rst import rst_handler
@@ -117,6 +118,22 @@ ORG_LINES = [
     "plain text line",
     "",
     "   ",
+]
+LATEX_LINES = [
+    "\\documentclass{article}",
+    "\\begin{document}",
+    "\\end{document}",
+    "\\title{Notes}",
+    "\\section{Intro}",
+    "\\subsection*{The \\emph{real} part}",
+    "\\chapter[short]{Long {nested} title",
+    "\\begin{verbatim}",
+    "\\end{verbatim}",
+    "% a comment",
+    "\\maketitle",
+    "50\\% of text",
+    "plain text line",
+    "",
 ]
 PYTHON_LINES = [
     "import os",
@@ -291,6 +308,24 @@ def test_org_invariants(text: str, limits: Limits) -> None:
         return lines[i].lstrip().startswith(("#", ":")) or opened
 
     document = org_handler(text, "notes/fuzz.org", limits)
+    assert_blanked_only(text, document, may_hide)
+    assert_sizes(document, limits)
+    assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
+
+
+@FUZZ
+@given(text=documents(LATEX_LINES), limits=limits_strategy)
+def test_latex_invariants(text: str, limits: Limits) -> None:
+    """Preamble, what follows \\end{document}, comments and bare commands may be blank."""
+    lines = lines_of(text)
+
+    def may_hide(i: int) -> bool:
+        stripped = lines[i].strip()
+        return (stripped.startswith(("%", "\\")) or any(
+            line.strip().startswith(("\\begin{document}", "\\end{document}"))
+            for line in lines))
+
+    document = latex_handler(text, "notes/fuzz.tex", limits)
     assert_blanked_only(text, document, may_hide)
     assert_sizes(document, limits)
     assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
