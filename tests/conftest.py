@@ -166,6 +166,22 @@ def write_config(path: Path, data: dict) -> Path:
     return path
 
 
+def build_and_search(tmp_path: Path, build: Callable, cli: Callable, files: dict[str, str],
+                     kind: str, *search_args: str) -> list[dict]:
+    """One vault of ``kind`` holding ``files``, built for real; the JSON hits of
+    ``vq search SEARCH_ARGS``: how a reader's format test ends in a real search."""
+    import json
+
+    from vq.core.settings import load_settings
+
+    write_tree(tmp_path / "vault", files)
+    cfg = write_config(tmp_path / "vq.yaml", {
+        "index_dir": str(tmp_path / "index"),
+        "vaults": {"v": {"path": str(tmp_path / "vault"), "kind": kind}}})
+    assert build(load_settings(str(cfg))).outcome == "ok"
+    return json.loads(cli("--config", cfg, "search", "--json", *search_args).stdout)
+
+
 @pytest.fixture
 def config_file(tmp_path, vault) -> Path:
     return write_config(tmp_path / "vq.yaml", {

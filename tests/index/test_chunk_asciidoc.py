@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.conftest import write_config, write_tree
-from vq.core.settings import load_settings
+from tests.conftest import build_and_search
 from vq.indexer.handlers import Limits, handler_for
 from vq.indexer.handlers.asciidoc import asciidoc_handler, plain, scan
 
@@ -106,16 +103,10 @@ def test_asciidoc_files_have_their_own_handler_and_asc_is_not_one():
 def test_an_asciidoc_page_in_a_code_vault_is_searchable_by_section(tmp_path, build, cli):
     """A project indexed as one code vault: a hit names its section, is notes for --kind,
     and a long section is one hit."""
-    write_tree(tmp_path / "proj", {"docs/convert.adoc": PAGE + "\n".join(
+    hits = build_and_search(tmp_path, build, cli, {"docs/convert.adoc": PAGE + "\n".join(
         f"Cached conversion {n} keeps the converted HTML output of a string in memory."
-        for n in range(60)), "lib/convert.rb": "def convert(text)\n  text\nend\n"})
-    settings = load_settings(str(write_config(tmp_path / "vq.yaml", {
-        "index_dir": str(tmp_path / "index"),
-        "vaults": {"code": {"path": str(tmp_path / "proj"), "kind": "code"}}})))
-    assert build(settings).outcome == "ok"
-    result = cli("--config", tmp_path / "vq.yaml", "search", "--json", "--kind", "notes",
-                 "keep the converted HTML output in memory")
-    hits = json.loads(result.stdout)
+        for n in range(60)), "lib/convert.rb": "def convert(text)\n  text\nend\n"},
+        "code", "--kind", "notes", "keep the converted HTML output in memory")
     assert hits[0]["breadcrumb"] == "Load and Convert Strings > See the API"
     assert hits[0]["kind"] == "notes" and hits[0]["start_line"] >= 38
     assert sum(h["breadcrumb"].endswith("See the API") for h in hits) == 1

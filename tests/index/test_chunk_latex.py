@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.conftest import write_config, write_tree
-from vq.core.settings import load_settings
+from tests.conftest import build_and_search
 from vq.indexer.handlers import Limits, handler_for
 from vq.indexer.handlers.latex import latex_handler, plain
 
@@ -72,12 +69,7 @@ def test_tex_files_have_their_own_handler():
 
 @pytest.mark.model
 def test_a_latex_paper_is_searchable_by_section(tmp_path, build, cli):
-    write_tree(tmp_path / "papers", {"sparse.tex": PAPER})
-    cfg = write_config(tmp_path / "vq.yaml", {
-        "index_dir": str(tmp_path / "index"),
-        "vaults": {"papers": {"path": str(tmp_path / "papers"), "kind": "notes"}}})
-    assert build(load_settings(str(cfg))).outcome == "ok"
-    hits = json.loads(cli("--config", cfg, "search", "--json",
-                          "measurements with fewer rows than columns").stdout)
+    hits = build_and_search(tmp_path, build, cli, {"sparse.tex": PAPER}, "notes",
+                            "measurements with fewer rows than columns")
     assert hits[0]["breadcrumb"] == "Sparse Recovery Notes > Introduction > The real problem"
     assert hits[0]["start_line"] == 12

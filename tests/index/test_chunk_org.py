@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.conftest import write_config, write_tree
-from vq.core.settings import load_settings
+from tests.conftest import build_and_search
 from vq.indexer.handlers import Limits, handler_for
 from vq.indexer.handlers.org import org_handler, plain, scan
 
@@ -105,16 +102,9 @@ def test_org_files_have_their_own_handler():
 def test_an_org_note_is_searchable_by_heading_with_its_tags(tmp_path, build, cli):
     """An org-roam vault: a hit names its heading, carries the note's tags, and no
     property-drawer UUID is in what a search shows."""
-    write_tree(tmp_path / "roam", {"20240305-backups.org": NOTE + "\n".join(
+    hits = build_and_search(tmp_path, build, cli, {"20240305-backups.org": NOTE + "\n".join(
         f"Drill {n}: restore a volume from last month's snapshot and compare checksums."
-        for n in range(40))})
-    settings = load_settings(str(write_config(tmp_path / "vq.yaml", {
-        "index_dir": str(tmp_path / "index"),
-        "vaults": {"roam": {"path": str(tmp_path / "roam"), "kind": "notes"}}})))
-    assert build(settings).outcome == "ok"
-    result = cli("--config", tmp_path / "vq.yaml", "search", "--json", "--tag", "backups",
-                 "restore a volume from a snapshot")
-    hits = json.loads(result.stdout)
+        for n in range(40))}, "notes", "--tag", "backups", "restore a volume from a snapshot")
     assert hits[0]["breadcrumb"] == "Backup strategy > Restore drills"
     assert sum(h["breadcrumb"].endswith("Restore drills") for h in hits) == 1
     assert not any("5b1e4a2c" in h.get("snippet", "") for h in hits)

@@ -207,6 +207,18 @@ def assert_sizes(document: Document, limits: Limits) -> None:
         assert len(chunk.text) <= limits.max_chars or "\n" not in chunk.text
 
 
+def assert_prose(text: str, document: Document, limits: Limits,
+                 may_hide: Callable[[int], bool] | None = None, skipped: int = 0) -> None:
+    """The contract for a prose reader: lines as in the file (or blank where
+    ``may_hide`` allows), sizes, and every breadcrumb under the title."""
+    if may_hide is None:
+        assert_invariants(text, document, skipped)
+    else:
+        assert_blanked_only(text, document, may_hide)
+    assert_sizes(document, limits)
+    assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
+
+
 def documents(fragments: list[str]) -> st.SearchStrategy[str]:
     """Texts built from meaningful fragments plus noise, with mixed line endings."""
     line = st.one_of(st.sampled_from(fragments), st.text(max_size=30))
@@ -255,9 +267,7 @@ def field_list_length(text: str) -> int:
 @given(text=documents(RST_LINES), limits=limits_strategy)
 def test_rst_invariants(text: str, limits: Limits) -> None:
     document = rst_handler(text, "docs/fuzz.rst", limits)
-    assert_invariants(text, document, skipped=field_list_length(text))
-    assert_sizes(document, limits)
-    assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
+    assert_prose(text, document, limits, skipped=field_list_length(text))
 
 
 @FUZZ
@@ -271,9 +281,7 @@ def test_asciidoc_invariants(text: str, limits: Limits) -> None:
         return lines[i].startswith("//") or any(line.rstrip() == "////" for line in lines[:i])
 
     document = asciidoc_handler(text, "docs/fuzz.adoc", limits)
-    assert_blanked_only(text, document, may_be_comment)
-    assert_sizes(document, limits)
-    assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
+    assert_prose(text, document, limits, may_be_comment)
 
 
 def assert_blanked_only(text: str, document: Document, may_hide: Callable[[int], bool]
@@ -308,9 +316,7 @@ def test_org_invariants(text: str, limits: Limits) -> None:
         return lines[i].lstrip().startswith(("#", ":")) or opened
 
     document = org_handler(text, "notes/fuzz.org", limits)
-    assert_blanked_only(text, document, may_hide)
-    assert_sizes(document, limits)
-    assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
+    assert_prose(text, document, limits, may_hide)
 
 
 @FUZZ
@@ -326,9 +332,7 @@ def test_latex_invariants(text: str, limits: Limits) -> None:
             for line in lines))
 
     document = latex_handler(text, "notes/fuzz.tex", limits)
-    assert_blanked_only(text, document, may_hide)
-    assert_sizes(document, limits)
-    assert all(chunk.breadcrumb.startswith(document.title) for chunk in document.chunks)
+    assert_prose(text, document, limits, may_hide)
 
 
 @FUZZ

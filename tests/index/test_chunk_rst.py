@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.conftest import write_config, write_tree
-from vq.core.settings import load_settings
+from tests.conftest import build_and_search
 from vq.indexer.handlers import Limits, handler_for
 from vq.indexer.handlers.rst import literal_blocks, rst_handler, titles
 
@@ -89,16 +86,10 @@ def test_rst_files_have_their_own_handler():
 def test_an_rst_page_in_a_code_vault_is_searchable_by_section(tmp_path, build, cli):
     """A Sphinx project indexed as `vq init` proposes (or as one code vault): a hit names
     its section, is notes for --kind, and a section is one hit."""
-    write_tree(tmp_path / "proj", {"docs/quickstart.rst": PAGE + "\n".join(
+    hits = build_and_search(tmp_path, build, cli, {"docs/quickstart.rst": PAGE + "\n".join(
         f"Static file {n} is served from the static folder with a cache header."
-        for n in range(60)), "app.py": "def route(path):\n    return path\n"})
-    settings = load_settings(str(write_config(tmp_path / "vq.yaml", {
-        "index_dir": str(tmp_path / "index"),
-        "vaults": {"code": {"path": str(tmp_path / "proj"), "kind": "code"}}})))
-    assert build(settings).outcome == "ok"
-    result = cli("--config", tmp_path / "vq.yaml", "search", "--json", "--kind", "notes",
-                 "serve files from the static folder")
-    hits = json.loads(result.stdout)
+        for n in range(60)), "app.py": "def route(path):\n    return path\n"},
+        "code", "--kind", "notes", "serve files from the static folder")
     assert hits[0]["breadcrumb"] == "Quickstart > Static Files"
     assert hits[0]["kind"] == "notes" and hits[0]["start_line"] >= 35
     assert sum(h["breadcrumb"] == "Quickstart > Static Files" for h in hits) == 1
