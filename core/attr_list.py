@@ -24,6 +24,7 @@ _TOKEN = rf"(?:[#.][\w:-]+|[\w:-]+={_VALUE})"
 _ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_TOKEN}(?:[ \t]+{_TOKEN})*[ \t]*\}}[ \t]*$")
 _HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _ASCIIDOC_TITLE = re.compile(r"^={1,6}[ \t]+\S")  # == Section (an AsciiDoc title line)
+_LATEX_HEADING = re.compile(r"^\\(?:part|chapter|(?:sub){0,2}section|paragraph)\*?[\[{]")
 # One punctuation character repeated: an RST title's over- and underline (docutils'
 # adornment), a Markdown setext underline or rule. The RST chunker and snippets share it.
 ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
@@ -43,10 +44,10 @@ def strip_heading_attrs(line: str) -> str:
 
 
 def is_heading_markup(line: str) -> bool:
-    """An ATX heading line, an AsciiDoc title line or an adornment line: what a
-    breadcrumb already says, or what a reader never sees."""
+    """An ATX heading line, an AsciiDoc title line, a LaTeX sectioning command or an
+    adornment line: what a breadcrumb already says, or what a reader never sees."""
     return bool(_HEADING_LINE.match(line) or _ASCIIDOC_TITLE.match(line)
-                or ADORNMENT.match(line))
+                or _LATEX_HEADING.match(line) or ADORNMENT.match(line))
 
 
 def clean_heading(heading: str) -> str:

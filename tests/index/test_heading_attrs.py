@@ -44,6 +44,9 @@ def test_a_snippet_leaves_out_headings_the_breadcrumb_already_says() -> None:
     assert snippet("Routing\n=======\n\nUse the route decorator.", "route") == \
         "Use the route decorator."  # an RST title and its adornment
     assert snippet("some text\n\n---\n\nmore text", "text") == "some text more text"
+    assert snippet("== Convert a string\n\nCall convert.", "convert") == "Call convert."
+    assert snippet("\\section*{Results}\nFewer samples suffice.", "results samples") == \
+        "Fewer samples suffice."  # an AsciiDoc title, a LaTeX sectioning command
     # a chunk that is only a heading keeps it, its attribute list left out
     assert snippet("## Rolling out { #rollout }", "rolling") == "## Rolling out"
     assert snippet("## Braces {x}", "braces") == "## Braces {x}"
