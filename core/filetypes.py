@@ -78,9 +78,13 @@ HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
 # build after an upgrade that changed it reconciles in full and re-reads those files.
 READERS_ID = zlib.crc32(repr((sorted(HANDLER_BY_EXTENSION.items()),
                               sorted(HANDLER_BY_FILENAME.items()))).encode())
-PROSE_KIND_IN_CODE = {"markdown": "notes", "rst": "notes", "asciidoc": "notes",
-                      "org": "notes", "latex": "notes", "html": "docs", "pdf": "docs",
-                      "notebook": "docs"}
+HANDLER_NAMES = frozenset(HANDLER_BY_EXTENSION.values()) | frozenset(HANDLER_BY_FILENAME.values())
+# The readers that cut pages at their own section syntax (headings, titles, sectioning
+# commands), and the extensions they claim; translation detection and `vq init` read them.
+PROSE_HANDLERS = frozenset({"markdown", "rst", "asciidoc", "org", "latex"})
+PROSE_EXTENSIONS = frozenset(e for e, h in HANDLER_BY_EXTENSION.items() if h in PROSE_HANDLERS)
+# The readers whose chunks number the file's own lines; binary ones number extracted text.
+FILE_LINE_HANDLERS = HANDLER_NAMES - BINARY_HANDLERS
 
 
 def content_kind(vault_kind: str, handler: str) -> str:
@@ -96,9 +100,9 @@ def content_kind(vault_kind: str, handler: str) -> str:
     keep the vault's kind (they have no structure either way)."""
     if handler == "code":
         return "code"
-    if vault_kind == "code":
-        return PROSE_KIND_IN_CODE.get(handler, "code")
-    return vault_kind
+    if vault_kind != "code" or handler == "text" or handler not in HANDLER_NAMES:
+        return vault_kind  # a hook's output keeps its vault's kind
+    return "docs" if handler in BINARY_HANDLERS else "notes"
 
 
 def file_name(relpath: str) -> str:

@@ -26,8 +26,9 @@ _RETRIES = 4          # re-cuts of a piece the per-line estimate let through too
 
 
 Fit = Callable[[Document, FileEntry, str], Document]
-# handlers whose chunks have no Markdown fences
-UNFENCED = ("code", "text", "pdf", "rst", "asciidoc", "org", "latex")
+# Readers whose chunk text is Markdown, fences included (HTML and notebooks render to it;
+# so does a hook: "hook:pandoc"). The others' text has no Markdown fences to keep whole.
+MARKDOWN_TEXT = frozenset({"markdown", "html", "notebook"})
 
 
 def fitter(model: str) -> Fit:
@@ -39,7 +40,7 @@ def fitter(model: str) -> Fit:
 
     def fit(doc: Document, entry: FileEntry, handler: str) -> Document:
         return fit_document(doc, window, lambda c: chunk_header(entry.vault, entry.path, c),
-                            fenced=handler not in UNFENCED)
+                            fenced=handler in MARKDOWN_TEXT or handler.startswith("hook:"))
     return fit
 
 

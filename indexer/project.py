@@ -55,7 +55,7 @@ GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
 # Such a folder is looked into, and kept as sources when it is mostly Markdown.
 SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
 MANY_LANGUAGES = 8  # a vault's reason names up to this many left-out languages, else counts
-# Prose page formats by handler, as ``vq init`` names them.
+# How ``vq init`` names each prose reader's pages (``filetypes.PROSE_HANDLERS``).
 PROSE_FORMATS = {"markdown": "Markdown", "rst": "RST", "asciidoc": "AsciiDoc", "org": "Org",
                  "latex": "LaTeX"}
 
@@ -226,7 +226,7 @@ def _has_frontmatter(path: Path) -> bool:
 
 
 def _prose_folders(scan: Scan) -> list[str]:
-    """Top-level folders that are Markdown or RST by name, or mostly by content."""
+    """Top-level folders that are prose by name, or mostly prose pages by content."""
     out = []
     for top, f in sorted(scan.folders.items()):
         if not top or not f.prose:

@@ -32,6 +32,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from vq.core.filetypes import PROSE_EXTENSIONS
+
 # ISO 639-1, less codes that are far more often a folder's own name in a repository
 # (ts: TypeScript, ml: machine learning; js and go are no codes at all).
 LANGUAGE_CODES = frozenset("""
@@ -45,7 +47,7 @@ TRANSLATION_PARENTS = frozenset({"i18n", "l10n", "locale", "locales", "translati
 MULTILINGUAL_HINTS = ("multilingual", "labse", "xlm", "m3", "me5", "distiluse")
 ENGLISH = frozenset({"en"})
 _CODE = re.compile(r"^([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}))?$")
-_PAGE = r"(md|markdown|mdx|rst|rest|adoc|asciidoc|org|tex)"  # the prose page formats vq chunks
+_PAGE = f"({'|'.join(sorted(e[1:] for e in PROSE_EXTENSIONS))})"  # md|adoc|org|...
 _SUFFIXED = re.compile(rf"\.([a-z]{{2}}(?:[-_](?:[a-z]{{2}}|[a-z]{{4}}))?)\.{_PAGE}$")
 _REGION = r"[a-z]{2}[-_](?:[A-Z]{2}|[A-Z][a-z]{3})"  # zh-CN, pt_BR, zh-Hant: case as written
 _REGION_FOLDER = re.compile(rf"^{_REGION}$")

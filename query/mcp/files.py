@@ -16,6 +16,7 @@ from typing import Any
 from vq.core import store
 from vq.core.confined import LINK_ERRORS, open_beneath
 from vq.core.errors import VqError
+from vq.core.filetypes import FILE_LINE_HANDLERS
 from vq.core.settings import Settings, Vault
 
 MAX_LINES = 400
@@ -89,9 +90,6 @@ def open_confined(vault: Vault, rel: str, use_openat2: bool = True
     return fd, st
 
 
-SOURCE_HANDLERS = ("markdown", "rst", "asciidoc", "org", "latex", "code", "text")
-
-
 def read_indexed(settings: Settings, index: store.Index, vault_id: str, rel: str, start: int,
                  end: int | None) -> dict[str, Any]:
     """Lines of one indexed file, confined to its vault's root and capped: what MCP ``get``
@@ -105,7 +103,7 @@ def read_indexed(settings: Settings, index: store.Index, vault_id: str, rel: str
         raise VqError(f"vault {vault_id!r} is in the index but not in the config",
                       "its files cannot be read until it is configured again")
     fd, st = open_confined(root, rel)
-    if row["handler"] in SOURCE_HANDLERS:
+    if row["handler"] in FILE_LINE_HANDLERS:
         out = read_lines(fd, start, end, f"{vault_id}:{rel}")
     else:  # PDF, HTML, hook output: hit lines number the extracted text
         os.close(fd)

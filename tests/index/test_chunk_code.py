@@ -260,10 +260,25 @@ def test_text_handler_packs_paragraphs() -> None:
 def test_every_handler_name_in_the_core_table_has_a_handler():
     from vq.core import filetypes
     from vq.indexer.handlers import HANDLERS
+    from vq.indexer.project import PROSE_FORMATS
 
     names = set(filetypes.HANDLER_BY_EXTENSION.values()) | set(
         filetypes.HANDLER_BY_FILENAME.values())
-    assert names == set(HANDLERS)
-    assert names >= filetypes.BINARY_HANDLERS
+    assert names == set(HANDLERS) == filetypes.HANDLER_NAMES
+    assert names >= filetypes.BINARY_HANDLERS | filetypes.PROSE_HANDLERS
+    assert set(PROSE_FORMATS) == filetypes.PROSE_HANDLERS  # vq init names every one
     assert filetypes.language_for("src/App.TSX") == "typescript"
     assert filetypes.suffix("docs/a.Report.DOCX") == ".docx" and filetypes.suffix(".bashrc") == ""
+
+
+def test_a_files_kind_is_its_vaults_except_code_anywhere_and_prose_in_code():
+    from vq.core.filetypes import content_kind
+
+    assert [content_kind("notes", h) for h in ("code", "markdown", "pdf", "text")] == \
+        ["code", "notes", "notes", "notes"]
+    in_code = {h: content_kind("code", h) for h in ("markdown", "rst", "asciidoc", "org",
+                                                  "latex", "html", "pdf", "notebook",
+                                                  "text", "hook:pandoc")}
+    assert in_code == {"markdown": "notes", "rst": "notes", "asciidoc": "notes",
+                       "org": "notes", "latex": "notes", "html": "docs", "pdf": "docs",
+                       "notebook": "docs", "text": "code", "hook:pandoc": "code"}
