@@ -115,7 +115,7 @@ def _enter(node: Any, tag: str, out: _Writer) -> bool:
         out.block("#" * _HEADINGS[tag] + " " + text if text else "")
         return False
     if tag == "pre":
-        out.block(_fence(node.text(deep=True)))
+        out.block(fence(node.text(deep=True)))
         return False
     if tag in ("br", "tr"):  # a table is one block, a row per line
         out.text("\n")
@@ -128,14 +128,15 @@ def _enter(node: Any, tag: str, out: _Writer) -> bool:
     return True
 
 
-def _fence(text: str) -> str:
-    """A code fence longer than any backtick run inside, so the block stays one."""
+def fence(text: str, info: str = "") -> str:
+    """A code fence longer than any backtick run inside, so the block stays one;
+    ``info`` is its language (a notebook's kernel)."""
     body = "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
     if not body.strip():
         return ""
     longest = max((len(m) for m in _BACKTICKS.findall(body)), default=2)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}\n{body}\n{fence}"
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}{info}\n{body}\n{marks}"
 
 
 def _hidden(node: Any) -> bool:

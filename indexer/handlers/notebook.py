@@ -16,13 +16,10 @@ library's ``json``.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from vq.indexer.handlers.base import Document, HandlerError, Limits
-from vq.indexer.handlers.html import markdown_document
-
-_BACKTICKS = re.compile(r"^\s*(`{3,})", re.MULTILINE)
+from vq.indexer.handlers.html import fence, markdown_document
 
 
 def notebook_handler(data: bytes, relpath: str, limits: Limits) -> Document:
@@ -59,10 +56,7 @@ def _render(cell: dict, language: str) -> str:
     source = cell.get("source", "")
     text = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) \
         else source if isinstance(source, str) else ""
-    text = text.strip("\n")
     kind = cell.get("cell_type")
-    if kind == "code" and text.strip():
-        longest = max((len(m) for m in _BACKTICKS.findall(text)), default=2)
-        fence = "`" * max(3, longest + 1)
-        return f"{fence}{language}\n{text}\n{fence}"
-    return text if kind in ("markdown", "raw") else ""
+    if kind == "code":
+        return fence(text, language)
+    return text.strip("\n") if kind in ("markdown", "raw") else ""

@@ -162,17 +162,17 @@ def definitions(lines: Sequence[str], name: str, limits: Limits) -> list[Definit
         return None
 
 
-# tree-sitter's error recovery can go quadratic on text that is no code of its language:
-# 3,000 lines of `<!--` took 10.5 s to parse as Go (270,269 progress steps, 18 per byte),
-# 4,000 lines of `/*` 7.3 s as Python (in only 399 steps). Real sources take at most
-# 0.02 steps per byte (site-packages Python and JavaScript, /usr/include headers) and
-# parse at about 10 MB/s, so a parse past either budget is given up for the line
-# chunker: the step budget decides alike on every machine; the time budget, 20x what a
-# loaded machine needs, is the backstop for recovery that takes few steps.
-# ... and its recovery at the end of the file, which no callback interrupts, went
-# quadratic on long runs of lines without a letter, digit or quote (`/*` x 6,000 as
-# Python: 20 s). Real sources come close only with string tables (`"©",`: rich's
-# Unicode data, 198 lines), which a quote keeps out of the run.
+# tree-sitter's error recovery can go quadratic on text that is no code of its language,
+# and such a file goes to the line chunker instead:
+# - past a step budget: 3,000 lines of `<!--` took 10.5 s as Go (270,269 progress steps,
+#   18 per byte), where real sources take at most 0.02 per byte (site-packages Python
+#   and JavaScript, /usr/include headers). It decides alike on every machine;
+# - past a time budget, about 20x what a loaded machine needs at ~10 MB/s: the backstop
+#   for recovery that takes few steps (4,000 lines of `/*` as Python: 7.3 s, 399 steps);
+# - with a long run of lines without a letter, digit or quote, whose recovery at the end
+#   of the file no callback interrupts (`/*` x 6,000 as Python: 20 s). Real sources come
+#   close only with string tables (`"©",`: rich's Unicode data, 198 lines), which a quote
+#   keeps out of the run.
 PUNCTUATION_RUN = 200
 PARSE_STEPS_FLOOR = 5_000
 PARSE_STEPS_PER_BYTE = 0.25
