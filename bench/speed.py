@@ -205,9 +205,9 @@ def noop_parts(settings: Any, repeats: int) -> dict:
     """Where a no-op's time goes: vq's walk (globs, ignores, handlers) and the manifest read."""
     from vq.core.manifest import read_manifest
     from vq.core.store import open_index
-    from vq.core.walk import discover
+    from vq.core.walk import SizeCap, discover
 
-    walk = best(repeats, lambda: discover(settings.vaults, settings.max_file_bytes))
+    walk = best(repeats, lambda: discover(settings.vaults, SizeCap.of(settings)))
     manifest = best(repeats, lambda: read_manifest(open_index(settings.index_dir)))
     return {"discover": round(walk, 3), "open_index_and_read_manifest": round(manifest, 3)}
 

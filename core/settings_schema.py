@@ -156,6 +156,9 @@ class Settings:
     write_batch_files: int = setting(400, doc="files per write batch of a build")
     vector_dtype: VectorDtype = setting("float16", doc="how vectors are stored")
     max_file_bytes: int = setting(5_000_000, min=1, doc="larger files are an error, not read")
+    max_document_bytes: int = setting(50_000_000, min=1, doc="the same for PDF, HTML, "
+                                      "notebooks and hooked documents, whose bytes are "
+                                      "mostly not text")
     lock_path: str | None = setting(None, doc="the build lock file (default: in index_dir)")
     devices: tuple[str, ...] | None = setting(None, doc="two or more devices to encode on "
                                               "at once, e.g. [cuda:0, cuda:1]")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Iterator
@@ -32,14 +33,14 @@ import pathspec
 from vq.core import paths, runtime
 from vq.core.display import fs_name, is_utf8_name
 from vq.core.errors import VqError
-from vq.core.filetypes import HANDLED_EXTENSIONS, handler_name, suffix
+from vq.core.filetypes import BINARY_HANDLERS, HANDLED_EXTENSIONS, handler_name, suffix
 from vq.core.lock import holder_file
 from vq.core.mounts import network_fs
 from vq.core.settings import Settings, Vault
 from vq.core.walk_cache import Listing, VaultCache, WalkCache, no_gc, rules_key
 
-__all__ = ["Discovery", "FileEntry", "Problem", "Walker", "discover", "discover_for",
-           "own_paths", "suffix"]
+__all__ = ["Discovery", "FileEntry", "Problem", "SizeCap", "UNCAPPED", "Walker", "discover",
+           "discover_for", "own_paths", "suffix"]
 
 VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
 CODE_VENDORED_DIRS = frozenset({"vendor", "third_party"})
@@ -51,6 +52,32 @@ GENERATED_NAMES = frozenset({"package-lock.json", "npm-shrinkwrap.json", "pnpm-l
                              "yarn.lock", "go.sum", "composer.lock"})
 NOT_UTF8_NAME = ("file name is not valid UTF-8 (shown with its bytes escaped as \\xNN); "
                  "rename it to UTF-8 (e.g. `convmv -f latin1 -t utf8`) to index it")
+
+
+@dataclass(frozen=True)
+class SizeCap:
+    """How big a file may be before it is an error instead of read: ``max_file_bytes``
+    for text, ``max_document_bytes`` for documents (PDF, HTML, notebooks, and what a hook
+    converts). Why two: a document's bytes are mostly images, fonts and cell outputs, and
+    the text kept from it is bounded again (``extract_max_chars``, ``hook_max_bytes``);
+    one 5 MB cap refused ordinary manuals and notebooks of plots whose text is small."""
+
+    text: int
+    document: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> SizeCap:
+        return cls(settings.max_file_bytes, settings.max_document_bytes)
+
+    def bound(self, relpath: str, hooked: frozenset[str]) -> tuple[int, str]:
+        """(the cap, the setting that sets it) for one file; a hook claims its
+        extension before any reader does, as the build's chunker does."""
+        if suffix(relpath) in hooked or handler_name(relpath) in BINARY_HANDLERS:
+            return self.document, "max_document_bytes"
+        return self.text, "max_file_bytes"
+
+
+UNCAPPED = SizeCap(sys.maxsize, sys.maxsize)  # `vq init`'s scans: sizes are counted there
 
 
 class FileEntry(NamedTuple):
@@ -124,7 +151,7 @@ def discover_for(settings: Settings, vaults: tuple[Vault, ...] | list[Vault] | N
     chosen = settings.vaults if vaults is None else vaults
     if cache is None:
         cache = walk_cache_for(settings)
-    return discover(chosen, settings.max_file_bytes, frozenset(settings.hooks),
+    return discover(chosen, SizeCap.of(settings), frozenset(settings.hooks),
                     own_paths(settings), cache)
 
 
@@ -146,7 +173,7 @@ def own_paths(settings: Settings) -> frozenset[str]:
     return frozenset(os.path.realpath(p) for p in out)
 
 
-def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
+def discover(vaults: tuple[Vault, ...] | list[Vault], cap: SizeCap,
              hooked: frozenset[str] = frozenset(),
              own: frozenset[str] = frozenset(), cache: WalkCache | None = None) -> Discovery:
     """Stat-walk every vault; a missing root is reported in ``missing_roots``.
@@ -156,7 +183,7 @@ def discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
     ``cache``: folder listings to reuse and refresh (``vq.core.walk_cache``).
     """
     with no_gc():
-        return _discover(vaults, max_file_bytes, hooked, own, cache)
+        return _discover(vaults, cap, hooked, own, cache)
 
 
 def planted_root(vault: Vault, out: Discovery) -> bool:
@@ -175,7 +202,7 @@ def planted_root(vault: Vault, out: Discovery) -> bool:
     return True
 
 
-def _discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
+def _discover(vaults: tuple[Vault, ...] | list[Vault], cap: SizeCap,
               hooked: frozenset[str], own: frozenset[str], cache: WalkCache | None
               ) -> Discovery:
     out = Discovery()
@@ -190,23 +217,25 @@ def _discover(vaults: tuple[Vault, ...] | list[Vault], max_file_bytes: int,
         walker = Walker(vault, out, hooked, own)
         folders = None
         if cache is not None:
-            folders = cache.vault(vault.id, walker.fingerprint(max_file_bytes),
+            folders = cache.vault(vault.id, walker.fingerprint(cap),
                                   keep=network_fs(walker.top) is None)
         for entry in walker.walk(folders):
-            admit(entry, max_file_bytes, out)
+            admit(entry, cap, hooked, out)
         same = same and folders is not None and folders.same
     out.same_as_cache = same
     return out
 
 
-def admit(entry: FileEntry, max_file_bytes: int, out: Discovery) -> None:
+def admit(entry: FileEntry, cap: SizeCap, hooked: frozenset[str], out: Discovery) -> None:
     """A file the walk found: indexed, or a problem when its name or size rules it out."""
     if not is_utf8_name(entry.path):  # no table, JSON or SQL filter can hold it
         out.problems.append(Problem(entry.vault, entry.path, NOT_UTF8_NAME))
-    elif entry.size > max_file_bytes:
+        return
+    limit, setting = cap.bound(entry.path, hooked)
+    if entry.size > limit:
         out.problems.append(Problem(entry.vault, entry.path,
-                                    f"too large ({entry.size} bytes > max_file_bytes "
-                                    f"{max_file_bytes}); raise max_file_bytes to index it"))
+                                    f"too large ({entry.size} bytes > {setting} {limit}); "
+                                    f"raise {setting} to index it"))
     else:
         out.files.append(entry)
 
@@ -223,11 +252,11 @@ class Walker:
         self.include = _spec(vault.include) if vault.include else None
         self.exclude = _spec(vault.exclude) if vault.exclude else None
 
-    def fingerprint(self, max_file_bytes: int) -> str:
+    def fingerprint(self, cap: SizeCap) -> str:
         """Everything a listing's classification (or a file's problem) depends on."""
         v = self.vault
         return repr((self.top, v.include, v.exclude, v.kind, v.gitignore, sorted(self.hooked),
-                     sorted(self.inside), max_file_bytes, sorted(HANDLED_EXTENSIONS),
+                     sorted(self.inside), cap, sorted(HANDLED_EXTENSIONS),
                      sorted(VENDORED_DIRS | CODE_VENDORED_DIRS), GENERATED_SUFFIXES,
                      sorted(GENERATED_NAMES)))
 

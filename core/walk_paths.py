@@ -20,7 +20,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from vq.core.settings import Settings, Vault
-from vq.core.walk import Discovery, Ignore, Walker, admit, own_paths, read_gitignore
+from vq.core.walk import (
+    Discovery,
+    Ignore,
+    SizeCap,
+    Walker,
+    admit,
+    own_paths,
+    read_gitignore,
+)
 
 OUTSIDE = "outside the vault"
 
@@ -62,7 +70,7 @@ def classify_path(walker: Walker, rel: str) -> tuple[str, tuple[Ignore, ...]]:
     return OUTSIDE, ignores
 
 
-def stat_paths(vault: Vault, rels: Iterable[str], max_file_bytes: int, out: Discovery,
+def stat_paths(vault: Vault, rels: Iterable[str], cap: SizeCap, out: Discovery,
                scope: Scope, hooked: frozenset[str] = frozenset(),
                own: frozenset[str] = frozenset()) -> None:
     """Add to ``out`` what a walk would find at these paths, and to ``scope`` what the
@@ -82,13 +90,13 @@ def stat_paths(vault: Vault, rels: Iterable[str], max_file_bytes: int, out: Disc
         if kind == "dir":
             scope.prefixes.add((vault.id, rel + "/"))
             for found in walker.walk(None, rel, ignores):
-                admit(found, max_file_bytes, out)
+                admit(found, cap, hooked, out)
         elif not os.path.lexists(location):
             scope.prefixes.add((vault.id, rel + "/"))  # a deleted folder, or a file
         elif kind == "file":
             entry = walker.stat(location, rel, os.path.islink(location))
             if entry is not None:
-                admit(entry, max_file_bytes, out)
+                admit(entry, cap, hooked, out)
         else:
             out.skipped[kind] += 1
 
@@ -101,6 +109,6 @@ def discover_paths(settings: Settings, changed: Mapping[str, Iterable[str]]
     hooked, own = frozenset(settings.hooks), own_paths(settings)
     for vault in settings.vaults:
         if vault.id in changed:
-            stat_paths(vault, changed[vault.id], settings.max_file_bytes, out, scope,
+            stat_paths(vault, changed[vault.id], SizeCap.of(settings), out, scope,
                        hooked, own)
     return out, scope

@@ -117,7 +117,7 @@ class FileChunker:
         self.hooks = dict(settings.hooks)
         self.timeout = settings.hook_timeout_seconds
         self.hook_max_bytes = settings.hook_max_bytes
-        self.pdf_bounds = (settings.extract_max_page_chars, settings.extract_max_chars)
+        self.extract_bounds = (settings.extract_max_page_chars, settings.extract_max_chars)
         local = not paths.is_uri(settings.index_dir)
         self.cache = ExtractCache(Path(settings.index_dir) / CACHE_DIR if local else None)
         self.skipped: Counter[str] = Counter()  # files read but not indexed, by reason
@@ -163,11 +163,13 @@ class FileChunker:
             return f"hook/{handler}", lambda: Extracted(
                 "", (hook_text_of(handler, data, relpath, self.timeout, self.hook_max_bytes),))
         if name == "pdf":
-            return f"pdf/{EXTRACTOR_VERSION}", lambda: _pdf(data, *self.pdf_bounds)
+            return f"pdf/{EXTRACTOR_VERSION}", lambda: _pdf(data, *self.extract_bounds)
+        max_chars = self.extract_bounds[1]
         if name == "notebook":
             return f"notebook/{EXTRACTOR_VERSION}", lambda: Extracted(
-                "", (extract_notebook(data),))
-        return f"html/{EXTRACTOR_VERSION}", lambda: Extracted(*_one_page(extract_html(data)))
+                "", (bounded(extract_notebook(data), max_chars),))
+        return f"html/{EXTRACTOR_VERSION}", lambda: Extracted(
+            *_one_page(extract_html(data), max_chars))
 
     def _document(self, value: Extracted, relpath: str) -> Document:
         if value.paged:
@@ -192,6 +194,15 @@ def _pdf(data: bytes, max_page_chars: int, max_chars: int) -> Extracted:
     return Extracted(title, tuple(pages), tuple(sections), paged=True)
 
 
-def _one_page(extracted: tuple[str, str]) -> tuple[str, tuple[str, ...]]:
+def _one_page(extracted: tuple[str, str], max_chars: int) -> tuple[str, tuple[str, ...]]:
     title, text = extracted
-    return title, (text,)
+    return title, (bounded(text, max_chars),)
+
+
+def bounded(text: str, max_chars: int) -> str:
+    """``text``, or the error a document with more text than ``extract_max_chars`` gets
+    (as a PDF does): what a 50 MB notebook or page holds is text to chunk and embed."""
+    if len(text) > max_chars:
+        raise HandlerError(f"more than extract_max_chars ({max_chars}) characters of text; "
+                           "raise extract_max_chars to index it, or exclude it")
+    return text

@@ -295,9 +295,9 @@ def first_line(text: str, width: int = 80) -> str:
 
 def _find_samples(settings: Settings, extensions: frozenset[str]) -> dict[str, Path]:
     from vq.core.filetypes import suffix
-    from vq.core.walk import discover
+    from vq.core.walk import SizeCap, discover
 
-    found = discover(settings.vaults, settings.max_file_bytes, extensions)
+    found = discover(settings.vaults, SizeCap.of(settings), extensions)
     out: dict[str, Path] = {}
     for entry in found.files:
         ext = suffix(entry.path)

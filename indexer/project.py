@@ -25,7 +25,6 @@ atomically; an existing config is never replaced without ``force``.
 from __future__ import annotations
 
 import fnmatch
-import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -35,7 +34,7 @@ import pathspec
 
 from vq.core import filetypes, paths
 from vq.core.settings import DEFAULT_MODEL, Vault
-from vq.core.walk import discover
+from vq.core.walk import UNCAPPED, discover
 from vq.indexer.translations import Translations, find_translations, model_languages
 
 VAULT_DIR = ".vault"
@@ -162,7 +161,7 @@ def scan_project(root: Path) -> Scan:
     scan = Scan(root, has_vault_dir=(root / VAULT_DIR).is_dir())
     if scan.has_vault_dir:
         _scan_vault_dir(root / VAULT_DIR, scan)
-    found = discover([Vault("project", root, exclude=GENERATED_GLOBS)], sys.maxsize,
+    found = discover([Vault("project", root, exclude=GENERATED_GLOBS)], UNCAPPED,
                      hooked=DOCUMENTS)
     for entry in found.files:
         _count_file(scan, entry.path)
@@ -181,7 +180,7 @@ def scan_project(root: Path) -> Scan:
 def _markdown_sources(scan: Scan, rel: str) -> bool:
     """Count ``rel``'s files into ``scan`` when they are Markdown sources (more Markdown
     than HTML and code: a Hugo or Jekyll site's pages), not a generator's output."""
-    found = discover([Vault("site", scan.root / rel, exclude=GENERATED_GLOBS)], sys.maxsize,
+    found = discover([Vault("site", scan.root / rel, exclude=GENERATED_GLOBS)], UNCAPPED,
                      hooked=DOCUMENTS)
     paths = [f"{rel}/{entry.path}" for entry in found.files]
     markdown = sum(filetypes.suffix(p) in MARKDOWN for p in paths)
@@ -208,7 +207,7 @@ def _count_file(scan: Scan, rel: str) -> None:
 
 
 def _scan_vault_dir(folder: Path, scan: Scan) -> None:
-    found = discover([Vault("notes", folder)], sys.maxsize)
+    found = discover([Vault("notes", folder)], UNCAPPED)
     sections = {f.path.split("/", 1)[0] for f in found.files if "/" in f.path}
     scan.vault_sections = sorted(sections)
     for entry in found.files:

@@ -11,7 +11,7 @@ import yaml
 
 from tests.conftest import run_vq, write_tree
 from vq.core.settings import load_settings
-from vq.core.walk import discover
+from vq.core.walk import SizeCap, discover
 from vq.indexer.project import inspect_project
 
 PROJECT = {
@@ -94,7 +94,7 @@ def test_init_proposes_vaults_with_reasons_and_writes_project_config(project, cl
 def test_code_vault_sees_source_only(project, cli):
     """Discovery with the written config: no vendored, generated, ignored or duplicate files."""
     cli("init", project)
-    found = discover(load_settings(cwd=project).vaults, 5_000_000)
+    found = discover(load_settings(cwd=project).vaults, SizeCap(5_000_000, 5_000_000))
     by_vault = {}
     for f in found.files:
         by_vault.setdefault(f.vault, set()).add(f.path)

@@ -16,7 +16,7 @@ from tests.index.test_chunk_properties import assert_invariants
 from vq.core import store
 from vq.core.errors import ConfigError
 from vq.core.settings import load_settings
-from vq.core.walk import discover
+from vq.core.walk import SizeCap, discover
 from vq.indexer.extract_cache import CACHE_DIR, ExtractCache, Extracted, FileChunker
 from vq.indexer.handlers import HandlerError, Limits, handler_for
 from vq.indexer.handlers.html import extract_html, html_handler
@@ -250,10 +250,10 @@ def test_discovery_claims_hooked_extensions_and_skips_vendor_in_code(tmp_path) -
     write_tree(tmp_path / "v", {"a.docx": "x", "b.odt": "y", "vendor/lib.py": "z",
                                 "vendor.md": "w"})
     vault = Vault("v", tmp_path / "v", kind="code")
-    found = discover([vault], 10_000, frozenset({".docx"}))
+    found = discover([vault], SizeCap(10_000, 10_000), frozenset({".docx"}))
     assert sorted(f.path for f in found.files) == ["a.docx", "vendor.md"]
     assert found.skipped["unclaimed"] == 1 and found.skipped["vendored"] == 1
-    notes = discover([Vault("v", tmp_path / "v", kind="notes")], 10_000)
+    notes = discover([Vault("v", tmp_path / "v", kind="notes")], SizeCap(10_000, 10_000))
     assert "vendor/lib.py" in [f.path for f in notes.files]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import write_tree
 from vq.core.settings import Settings
-from vq.core.walk import discover
+from vq.core.walk import UNCAPPED, discover
 from vq.indexer.estimate import biggest_folders, size_plan, suggest_excludes
 from vq.indexer.project import inspect_project
 from vq.indexer.translations import find_translations, model_languages
@@ -50,7 +50,7 @@ def test_only_the_models_language_is_proposed_and_the_rest_is_named(framework):
     assert "leaves out translations (es, pt-BR, zh)" in docs.why
     note = next(n for n in plan.notes if n.startswith("translations in docs/"))
     assert "kept en; left out es, pt-BR, zh (8 pages)" in note
-    found = discover([replace_vault(framework, docs)], 10**9)
+    found = discover([replace_vault(framework, docs)], UNCAPPED)
     assert {f.path.split("/")[0] for f in found.files} == {"en"}
 
 

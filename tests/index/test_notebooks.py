@@ -95,3 +95,40 @@ def test_a_notebook_is_searchable_by_its_markdown_headings(tmp_path, build, cli)
     assert (hits[0]["path"], hits[0]["breadcrumb"]) == (
         "iris.ipynb", "Training a classifier > Cross-validation")
     assert not any(PIXEL[:20] in h.get("snippet", "") for h in hits)
+
+
+def test_a_notebook_of_plots_has_the_document_cap_not_the_text_one(tmp_path, build, cli):
+    """A notebook's bytes are mostly outputs: past ``max_file_bytes`` it is still read
+    (its cap is ``max_document_bytes``), while a Markdown page as big is refused, and a
+    notebook whose cells hold more text than ``extract_max_chars`` is refused by name."""
+    plots = [{"output_type": "display_data", "data": {"image/png": PIXEL * 400}}]
+    big = notebook([{"cell_type": "markdown", "metadata": {},
+                     "source": "# Seasonal plots\n\nMonthly rainfall in Lisbon, by decade."},
+                    {"cell_type": "code", "metadata": {}, "outputs": plots * 3,
+                     "source": "plot(rain)"}])
+    wordy = notebook([{"cell_type": "markdown", "metadata": {},
+                       "source": "# Diary\n\n" + "a long entry\n" * 3000}])
+    assert len(big) > 100_000 and len(wordy) < 100_000
+    write_tree(tmp_path / "nb", {"rain.ipynb": big.decode(), "diary.ipynb": wordy.decode(),
+                                 "page.md": "# Page\n\n" + "filler words\n" * 9000})
+    cfg = write_config(tmp_path / "vq.yaml", {
+        "index_dir": str(tmp_path / "index"), "max_file_bytes": 100_000,
+        "max_document_bytes": 1_000_000, "extract_max_chars": 30_000,
+        "vaults": {"nb": {"path": str(tmp_path / "nb"), "kind": "docs"}}})
+    summary = build(load_settings(str(cfg)))
+    assert summary.files_new == 1
+    reasons = {p["path"]: p["reason"] for p in summary.problems}
+    assert "max_file_bytes 100000" in reasons["page.md"]
+    assert "extract_max_chars (30000)" in reasons["diary.ipynb"]
+    hits = json.loads(cli("--config", cfg, "search", "--json", "rainfall in Lisbon").stdout)
+    assert hits[0]["path"] == "rain.ipynb"
+
+    shrunk = str(write_config(tmp_path / "small.yaml", {
+        "index_dir": str(tmp_path / "index"), "max_file_bytes": 100_000,
+        "max_document_bytes": 100_000, "vaults": {"nb": {"path": str(tmp_path / "nb"),
+                                                          "kind": "docs"}}}))
+    again = build(load_settings(shrunk))
+    reasons = {p["path"]: p["reason"] for p in again.problems}
+    assert "raise max_document_bytes" in reasons["rain.ipynb"]
+    hits = json.loads(cli("--config", shrunk, "search", "--json", "rainfall in Lisbon").stdout)
+    assert hits[0]["path"] == "rain.ipynb"  # what was indexed is not lost to the error

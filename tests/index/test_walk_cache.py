@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import write_config, write_tree
 from vq.core.errors import IndexCorrupt
 from vq.core.settings import Vault, load_settings
-from vq.core.walk import discover
+from vq.core.walk import SizeCap, discover
 from vq.core.walk_cache import WalkCache
 
 
@@ -48,7 +48,7 @@ def tree(tmp_path) -> Path:
 
 
 def walk(root: Path, cache: WalkCache | None):
-    return discover([Vault("v", root)], 1_000_000, cache=cache)
+    return discover([Vault("v", root)], SizeCap(1_000_000, 1_000_000), cache=cache)
 
 
 def test_a_cached_walk_finds_exactly_what_a_fresh_walk_finds(tree, tmp_path):
