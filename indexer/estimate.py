@@ -8,8 +8,11 @@ those texts over a rate per device. The rates are constants, not a benchmark
 run at init time; docs/init-doctor.md says where each comes from and how to
 measure it again (``python -m bench.speed --sections throughput``).
 
-Documents that need extraction (PDF and the like) are counted, not sampled:
-their text is only known once extracted, which is a build's work.
+HTML pages and notebooks are sampled like text, each reader apart: their bytes
+are mostly markup and cell outputs, so a chunks-per-byte ratio holds only among
+files of one reader, and parsing one takes milliseconds. PDFs are counted, not
+sampled: their text is only known once extracted, seconds a file, which is a
+build's work.
 """
 
 from __future__ import annotations
@@ -26,14 +29,15 @@ from vq.core.encoder import cpu_count
 from vq.core.errors import VqError
 from vq.core.settings import Settings, Vault
 from vq.core.settings_schema import Kind
-from vq.core.walk import FileEntry, discover_for
+from vq.core.walk import FileEntry, discover_for, suffix
 from vq.indexer.engine import FileWork, chunk_files, limits_for
 from vq.indexer.extract_cache import FileChunker
 from vq.indexer.fit_window import fitter
 from vq.indexer.handlers import BINARY_HANDLERS, handler_for
 from vq.indexer.project import Plan, Proposal
 
-SAMPLE_FILES = 40  # per vault: enough for a chunks-per-byte ratio, quick to chunk
+SAMPLE_FILES = 40  # per vault and reader: enough for a chunks-per-byte ratio, quick to chunk
+QUICK_EXTRACTION = frozenset({"html", "notebook"})  # binary readers sampled like text
 # Texts encoded per second: see docs/init-doctor.md ("How vq init sizes a build").
 CPU_TEXTS_PER_CORE = 12.7   # bench.speed throughput, build's own timer, per core
 CPU_SCALING_CORES = 8       # beyond this many cores no gain is assumed
@@ -76,21 +80,25 @@ def estimate_build(settings: Settings, vaults: Sequence[Vault], device: tuple[st
     ``SAMPLE_FILES`` files per vault."""
     sized = replace(settings, vaults=tuple(vaults))
     found = discover_for(sized)
-    chunker = FileChunker(sized, limits_for(sized))
+    chunker = FileChunker(sized, limits_for(sized), cached=False)
     fit = fitter(sized.model)
     kinds: dict[str, str] = {v.id: v.kind for v in vaults}
     out = Estimate(files=len(found.files), device=device[0], device_why=device[1],
                    rate=texts_per_second(device[0]))
     per_file: dict[str, float] = {}
-    for vault in vaults:
-        entries = [e for e in found.files if e.vault == vault.id]
-        text = [e for e in entries if not _needs_extraction(e.path)]
-        out.unsampled += len(entries) - len(text)
-        chunks, texts = _sample(chunker, kinds, text, fit)
-        total = sum(e.size for e in text)
+    hooked = frozenset(sized.hooks)
+    groups: dict[tuple[str, str | None], list[FileEntry]] = defaultdict(list)
+    for entry in found.files:
+        groups[entry.vault, _sample_group(entry.path, hooked)].append(entry)
+    for (_, group), entries in sorted(groups.items(), key=lambda item: str(item[0])):
+        if group is None:
+            out.unsampled += len(entries)
+            continue
+        chunks, texts = _sample(chunker, kinds, entries, fit)
+        total = sum(e.size for e in entries)
         out.chunks += round(chunks * total)
         out.texts += round(texts * total)
-        per_file.update({os.path.relpath(e.location, root): e.size * chunks for e in text})
+        per_file.update({os.path.relpath(e.location, root): e.size * chunks for e in entries})
     out.folders = biggest_folders(per_file)
     return out
 
@@ -107,9 +115,14 @@ def _sample(chunker: FileChunker, kinds: dict[str, str], entries: list[FileEntry
     return len(pending) / size, (len(pending) + len(sections)) / size
 
 
-def _needs_extraction(path: str) -> bool:
-    claim = handler_for(path)
-    return claim is None or claim[0] in BINARY_HANDLERS
+def _sample_group(path: str, hooked: frozenset[str]) -> str | None:
+    """Which sample sizes this file: "text" for every text reader, a quick binary
+    reader's name, None for a file counted unsampled (PDF, what a hook converts: a
+    sample must not run a user's commands)."""
+    claim = None if suffix(path) in hooked else handler_for(path)
+    if claim is None or claim[0] not in BINARY_HANDLERS:
+        return None if claim is None else "text"
+    return claim[0] if claim[0] in QUICK_EXTRACTION else None
 
 
 def texts_per_second(device: str) -> float:

@@ -111,14 +111,15 @@ class ExtractCache:
 class FileChunker:
     """The build's one way from a file's bytes to a ``Document`` (see the module docstring)."""
 
-    def __init__(self, settings: Settings, limits: Limits) -> None:
+    def __init__(self, settings: Settings, limits: Limits, cached: bool = True) -> None:
+        """``cached``: False for `vq init`'s sample, which must not create the index folder."""
         require_trusted(settings)  # before any hook could run
         self.limits = limits
         self.hooks = dict(settings.hooks)
         self.timeout = settings.hook_timeout_seconds
         self.hook_max_bytes = settings.hook_max_bytes
         self.extract_bounds = (settings.extract_max_page_chars, settings.extract_max_chars)
-        local = not paths.is_uri(settings.index_dir)
+        local = cached and not paths.is_uri(settings.index_dir)
         self.cache = ExtractCache(Path(settings.index_dir) / CACHE_DIR if local else None)
         self.skipped: Counter[str] = Counter()  # files read but not indexed, by reason
         self.extractions = 0  # documents actually extracted (cache misses)

@@ -78,6 +78,32 @@ def test_init_proposes_notebooks_with_the_documents(tmp_path):
     assert "*.ipynb" in next(v for v in plan.vaults if v.kind == "code").exclude
 
 
+def test_init_sizes_notebooks_by_their_cells_not_their_outputs(tmp_path, test_models):
+    """Notebooks are sampled apart from text: their bytes are mostly outputs, and sized
+    by the Markdown ratio a notebook of plots came out at hundreds of chunks. The sample
+    holds every file here, so the estimate is the build's own count; a PDF is counted
+    unsampled, and sizing writes nothing into the index folder."""
+    from dataclasses import replace
+
+    from vq.core.settings import Settings, Vault
+    from vq.indexer.estimate import estimate_build
+    from vq.jobs.runner import locked_build
+
+    plots = [{"output_type": "display_data", "data": {"image/png": PIXEL * 300}}]
+    heavy = notebook([{"cell_type": "markdown", "metadata": {}, "source": "# Plots\n\nRain."},
+                      {"cell_type": "code", "metadata": {}, "outputs": plots, "source": "x"}])
+    write_tree(tmp_path / "nb", {"iris.ipynb": TUTORIAL.decode(), "rain.ipynb": heavy.decode(),
+                                 "notes.md": "# Notes\n\n" + "Some words here.\n" * 200})
+    (tmp_path / "nb" / "paper.pdf").write_bytes(b"%PDF-1.4 not really")
+    settings = Settings(index_dir=str(tmp_path / "index"), model=test_models, device="cpu",
+                        vaults=(Vault("nb", tmp_path / "nb", kind="docs"),))
+    estimate = estimate_build(settings, settings.vaults, ("cpu", "asked"), tmp_path)
+    assert not (tmp_path / "index").exists()
+    summary = locked_build(replace(settings, vaults=settings.vaults))
+    assert estimate.unsampled == 1 and estimate.files == summary.files_seen == 4
+    assert estimate.chunks == summary.chunks_written
+
+
 @pytest.mark.model
 def test_a_notebook_is_searchable_by_its_markdown_headings(tmp_path, build, cli):
     """A real build: the section is found by what its Markdown cell says, a broken
