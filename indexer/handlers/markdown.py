@@ -3,8 +3,11 @@
 Sections follow ATX headings only (setext headings are plain text here). Code
 fences are tracked so that ``# comment`` in a shell snippet is never a heading,
 and a fence is never cut in half unless it alone exceeds ``max_chars``.
-Frontmatter feeds title, tags and date; it is never part of a chunk, and
-malformed frontmatter is ignored rather than failing the file. A heading's
+Frontmatter feeds title, tags, date and aliases; it is never part of a chunk,
+and malformed frontmatter is ignored rather than failing the file. Aliases
+(Obsidian's ``aliases:``, the other names a note goes by) are embed-only context
+on the note's first chunk, so a search by any of its names finds the note; a
+Hugo ``aliases:`` list of old URLs (``/engine/misc/``) is not names and is left out. A heading's
 attribute list (``## Install { #install }``, MkDocs ``attr_list``) is left out of
 breadcrumbs and titles; the chunk text keeps the line as written. HTML
 comments outside fences (``<!-- YAML added: v10.2.0 -->``, lint switches) are
@@ -20,7 +23,7 @@ import datetime as dt
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import yaml
@@ -48,6 +51,8 @@ _DATE_KEYS = ("date", "updated", "created")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _ESM = re.compile(r"^(?:import|export)(?:[ \t{*]|$)")
+_ALIAS_KEYS = ("aliases", "alias")
+MAX_ALIASES, MAX_ALIAS_CHARS = 20, 100  # frontmatter is user text: bounded like the rest
 
 
 @dataclass(frozen=True)
@@ -77,8 +82,12 @@ def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
         headings, fences = _scan(lines, body_start)
     title = _title(meta, headings) or file_stem(relpath)
     sections = heading_sections(lines, body_start, headings, title)
+    chunks = section_chunks(lines, sections, fences, limits)
+    aliases = meta_aliases(meta)
+    if chunks and aliases:
+        chunks[0] = replace(chunks[0], context="aliases: " + "; ".join(aliases))
     return Document(
-        chunks=tuple(section_chunks(lines, sections, fences, limits)),
+        chunks=tuple(chunks),
         title=title,
         tags=meta_tags(meta.get("tags")),
         date=meta_date(meta),
@@ -264,6 +273,19 @@ def meta_tags(value: object) -> tuple[str, ...]:
             if tag:
                 tags[tag] = None
     return tuple(tags)
+
+
+def meta_aliases(meta: dict[str, Any]) -> tuple[str, ...]:
+    """The note's other names (``aliases: [GTD, Getting Things Done]``, or one string);
+    entries that are URL paths (Hugo's redirects) or not text are left out."""
+    value = next((meta[k] for k in _ALIAS_KEYS if k in meta), None)
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    names: dict[str, None] = {}
+    for item in items[:MAX_ALIASES]:
+        name = " ".join(item.split())[:MAX_ALIAS_CHARS] if isinstance(item, str) else ""
+        if name and not name.startswith("/") and "://" not in name:
+            names[name] = None
+    return tuple(names)
 
 
 def meta_date(meta: dict[str, Any]) -> str | None:

@@ -287,3 +287,30 @@ def test_mdx_imports_exports_and_jsx_comments_are_blanked_outside_fences() -> No
 def test_a_section_holding_only_a_comment_merges_like_a_heading_only_one() -> None:
     doc = markdown_handler("## A\n\n<!-- YAML\nadded: v1\n-->\n\n## B\n\nbody\n", "a.md", Limits())
     assert [(c.start_line, c.end_line, c.breadcrumb) for c in doc.chunks] == [(1, 9, "a > B")]
+
+
+@pytest.mark.parametrize(("front", "context"), [
+    ("aliases:\n  - GTD\n  - Getting Things Done\n", "aliases: GTD; Getting Things Done"),
+    ("alias: Weekly review\n", "aliases: Weekly review"),
+    ('aliases: ["/engine/misc/deprecated/", "https://x.io/a"]\n', ""),  # Hugo: old URLs
+    ("aliases: [3, {a: 1}, '  spaced   out ']\n", "aliases: spaced out"),
+])
+def test_aliases_are_context_on_the_first_chunk_only(front: str, context: str) -> None:
+    text = f"---\n{front}---\nIntro words.\n\n## Later\n\nMore words.\n"
+    doc = markdown_handler(text, "notes/method.md", Limits())
+    assert [c.context for c in doc.chunks] == [context, ""]
+    assert all("aliases" not in c.text for c in doc.chunks)  # shown text stays the source
+
+
+@pytest.mark.model
+def test_a_note_is_found_by_its_alias(tmp_path, build, cli) -> None:
+    """An Obsidian note's other name finds it, though its text never says that name."""
+    from tests.conftest import build_and_search
+
+    files = {"method.md": "---\naliases: [Zettelkasten]\n---\n# Slip box\n\n"
+                          "Write one idea per card and link cards to each other.\n",
+             "other.md": "# Cards\n\nIndex cards come in many sizes and colours.\n"}
+    hits = build_and_search(tmp_path, build, cli, files, "notes", "--method", "lexical",
+                            "zettelkasten")
+    assert [h["path"] for h in hits] == ["method.md"]
+    assert "aliases" not in hits[0]["snippet"]
