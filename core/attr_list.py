@@ -50,11 +50,16 @@ def is_heading_markup(line: str) -> bool:
                 or _LATEX_HEADING.match(line) or ADORNMENT.match(line))
 
 
+def strip_bold(text: str) -> str:
+    """``**Settings**`` -> ``Settings``; ``**kwargs`` and ``__init__`` unchanged."""
+    return _BOLD.sub(r"\1", text)
+
+
 def clean_heading(heading: str) -> str:
     """A heading's words as a reader sees them rendered: no attribute list, no empty
     anchor element, no bold markers (``"<a name="f"></a> **Filtering**"`` ->
     ``"Filtering"``)."""
-    text = _BOLD.sub(r"\1", _EMPTY_ELEMENT.sub("", strip_attr_list(heading)))
+    text = strip_bold(_EMPTY_ELEMENT.sub("", strip_attr_list(heading)))
     return " ".join(text.split())
 
 

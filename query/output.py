@@ -8,6 +8,8 @@ from typing import Any
 
 from vq.core.attr_list import ADORNMENT, is_heading_markup, strip_heading_attrs
 from vq.core.display import shown
+from vq.core.filetypes import handler_name
+from vq.core.inline_markup import rendered
 from vq.query.collapse import names_definition
 from vq.query.search import Hit, Result
 
@@ -17,18 +19,27 @@ SNIPPET_CHARS = 240
 # rest by lines when it is really wanted.
 TEXT_CHARS = 32_000
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+# Lines that open or close a block, never shown as text: a Markdown fence, Org's
+# #+begin_src / #+end_src, AsciiDoc's block attribute lines ([source,ruby], [NOTE]).
+_FENCE = re.compile(r"^(?:`{3,}|~{3,})")
+_BLOCK_MARKUP = {"org": re.compile(r"^#\+(?:begin|end)_\w", re.IGNORECASE),
+                 "asciidoc": re.compile(r"^\[[\w#.,=\" -]*\]$")}
 
 
 def terms(query: str) -> list[str]:
     return [t.lower() for t in _WORD.findall(query) if len(t) > 2]
 
 
-def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
-    """The window of the chunk with the most query terms, on one line. Headings are
-    left out (the breadcrumb line says them; an RST title's adornment is markup the
-    reader never sees), unless the chunk is nothing else."""
+def snippet(text: str, query: str, width: int = SNIPPET_CHARS, path: str = "") -> str:
+    """The window of the chunk with the most query terms, on one line, its inline markup
+    as rendered for the format ``path``'s reader reads (``vq.core.inline_markup``: a
+    link shows its text). Headings are left out (the breadcrumb line says them; an RST
+    title's adornment is markup the reader never sees), and so are block markup lines
+    (``#+begin_src``, ``[source,ruby]``), unless the chunk is nothing else."""
     words = terms(query)
-    lines = _body_lines(text)
+    handler = handler_name(path) if path else "markdown"
+    lines = [seen for line in _body_lines(text, handler)
+             if (seen := rendered(line, handler).strip())]
     if not lines:
         return ""
     best = max(range(len(lines)), key=lambda i: (sum(w in lines[i].lower() for w in words), -i))
@@ -36,12 +47,21 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
     return out if len(out) <= width else out[:width - 1].rstrip() + "…"
 
 
-def _body_lines(text: str) -> list[str]:
+def hit_snippet(hit: Hit, query: str) -> str:
+    """``snippet`` of a hit, rendered for its file's format."""
+    return snippet(hit.text, query, path=hit.path)
+
+
+def _body_lines(text: str, handler: str | None) -> list[str]:
     """The chunk's non-blank lines less its headings: ATX lines, adornment lines and the
-    RST titles they underline; all of them when nothing else is left."""
+    RST titles they underline (in AsciiDoc a line of ``----`` delimits a block and
+    underlines nothing), and block markup lines; all of them when nothing else is left."""
     raw = [ln.strip() for ln in text.splitlines()]
-    heading = {i for i, ln in enumerate(raw) if is_heading_markup(ln)}
-    heading |= {i - 1 for i in heading if i and ADORNMENT.match(raw[i]) and raw[i - 1]}
+    block = _BLOCK_MARKUP.get(handler or "", _FENCE)
+    heading = {i for i, ln in enumerate(raw) if is_heading_markup(ln) or block.match(ln)}
+    if handler != "asciidoc":
+        heading |= {i - 1 for i in heading if i and raw[i - 1] and ADORNMENT.match(raw[i])
+                    and not _FENCE.match(raw[i])}  # a closing fence underlines no title
     body = [ln for i, ln in enumerate(raw) if ln and i not in heading]
     return body or [strip_heading_attrs(ln) for ln in raw if ln]
 
@@ -108,7 +128,7 @@ def hit_json(hit: Hit, query: str, with_text: bool = False, stale: str = "") -> 
     out: dict[str, Any] = {
         "rank": hit.rank, "score": hit.score, "vault": hit.vault, "path": hit.path,
         "abs_path": hit.abs_path, "start_line": hit.start_line, "end_line": hit.end_line,
-        "breadcrumb": hit.breadcrumb, "kind": hit.kind, "snippet": snippet(hit.text, query),
+        "breadcrumb": hit.breadcrumb, "kind": hit.kind, "snippet": hit_snippet(hit, query),
         "signals": hit.signals,
     }
     numbered = source_lines(hit, query)
@@ -193,7 +213,7 @@ def _body(hit: Hit, query: str) -> list[Any]:
 
     numbered = source_lines(hit, query)
     if numbered is None:
-        return [Text("    " + shown(snippet(hit.text, query)))]
+        return [Text("    " + shown(hit_snippet(hit, query)))]
     pad = max(len(str(n)) for n, _ in numbered if n is not None) if numbered else 0
     return [Text(f"    {'' if n is None else n:>{pad}}  " + shown(line), no_wrap=True,
                  overflow="ellipsis") for n, line in numbered]

@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from vq.core.inline_markup import asciidoc_text
 from vq.indexer.handlers.base import Document, Limits, Span, file_stem, is_blank, split_lines
 from vq.indexer.handlers.markdown import Heading, heading_sections, section_chunks
 
@@ -34,11 +35,6 @@ _FENCE = re.compile(r"^(`{3,})")
 _BLOCK_ATTRIBUTES = re.compile(r"^\[[^\]]*\]\]?[ \t]*$")  # [source,ruby], [#id], [[id]]
 _SETEXT_LEVEL = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
 _COMMENT_BLOCK = "////"
-# Inline markup a rendered title does not show
-_ANCHOR = re.compile(r"\[\[[^\]]*\]\]|\[#[^\]]*\]")                    # [[id]], [#id]
-_MACRO = re.compile(r"\b(?:xref|link|kbd|btn|menu|footnote|pass|https?)"
-                    r":{1,2}([^\s\[]*)\[([^\]]*)\]")
-_QUOTED = re.compile(r"(?<![\w`*+])([`*+_#]{1,2})(?=\S)(.+?)(?<=\S)\1(?![\w`*+])")
 
 
 def asciidoc_handler(text: str, relpath: str, limits: Limits) -> Document:
@@ -119,7 +115,4 @@ def _setext(line: str, under: str) -> int:
 def plain(title: str) -> str:
     """A title as it reads rendered: no anchors, macros' text (``xref:a.adoc[Options]``
     -> ``Options``), no ``*bold*``/```code``` markers."""
-    title = _ANCHOR.sub("", title)
-    title = _MACRO.sub(lambda m: m.group(2) or m.group(1), title)
-    title = _QUOTED.sub(r"\2", title)
-    return " ".join(title.split())
+    return " ".join(asciidoc_text(title).split())

@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from vq.core.inline_markup import org_text
 from vq.indexer.handlers.base import Document, Limits, Span, file_stem, split_lines
 from vq.indexer.handlers.markdown import (
     Heading,
@@ -42,7 +43,6 @@ _TODO = re.compile(r"^(?:TODO|DONE)[ \t]+")  # Org's default keywords
 _PRIORITY = re.compile(r"^\[#[A-Za-z0-9]\][ \t]*")
 _COOKIE = re.compile(r"[ \t]*\[\d*(?:%|/\d*)\]")
 _TAGS = re.compile(r"[ \t]+(:[\w@#%:]+:)$")
-_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")  # [[target][description]]
 
 
 @dataclass
@@ -123,7 +123,7 @@ def _close(lines: Sequence[str], start: int, end: re.Pattern[str]) -> int:
 
 def plain(heading: str) -> str:
     """A heading as a reader scans it: no TODO keyword, priority, cookie or tags; a
-    link's description (or target) for the link."""
+    link's description (or target) for the link, verbatim text without its markers."""
     heading = _TAGS.sub("", _PRIORITY.sub("", _TODO.sub("", heading)))
-    heading = _LINK.sub(lambda m: m.group(2) or m.group(1), _COOKIE.sub("", heading))
+    heading = org_text(_COOKIE.sub("", heading))
     return " ".join(heading.split())

@@ -80,13 +80,13 @@ def page_response(request: Request, settings: Settings, form: Form, result: Any,
 
 def hit_view(hit: Any, query: str, settings: Settings) -> dict[str, Any]:
     """What the template shows for one hit: escaped, highlighted, with its signal bars."""
-    from vq.query.output import location, snippet
+    from vq.query.output import hit_snippet, location
 
     start = max(1, hit.start_line - CONTEXT_LINES)
     preview = "/preview?" + urlencode({"vault": hit.vault, "path": hit.path, "start": start,
                                        "end": hit.end_line + CONTEXT_LINES,
                                        "hit_start": hit.start_line, "hit_end": hit.end_line})
-    return {"hit": hit, "location": location(hit), "snippet": highlight(snippet(hit.text, query),
+    return {"hit": hit, "location": location(hit), "snippet": highlight(hit_snippet(hit, query),
                                                                         query),
             "code": code_view(hit, query), "bars": signal_bars(hit.signals),
             "preview": preview,

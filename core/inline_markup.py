@@ -1,0 +1,91 @@
+"""Inline markup as a reader sees it rendered, per format: a link shows its text.
+
+Breadcrumbs (written by the readers) and snippets (shown by every search surface)
+both need it, so it lives below both sides. Only what is shown: the indexed text
+keeps the source lines as written, so ranking never depends on this module.
+
+* Markdown (and what is extracted to it: HTML, notebooks, hook output): ``[text](url)``
+  and ``![alt](src)`` show their text; Obsidian's ``[[Note#Heading|alias]]`` its alias,
+  else ``Note > Heading``, and ``![[embed]]`` the note it embeds; a block id at the
+  end of a line (``^b15695``) and bold markers are not shown. Code spans are left as
+  written: ```[[Note]]``` in backticks is the syntax itself.
+* AsciiDoc: ``xref:a.adoc[Options]`` and the other macros show their text, ``<<id,text>>``
+  its text, anchors (``[[id]]``, ``[#id]``) nothing, quoted text no markers.
+* Org: ``[[target][description]]`` shows its description (else its target), and
+  ``=verbatim=`` / ``~code~`` lose their markers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vq.core.attr_list import strip_bold
+
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
+_LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
+_BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
+
+_ADOC_ANCHOR = re.compile(r"\[\[[^\]]*\]\]|\[#[^\]]*\]")                 # [[id]], [#id]
+_ADOC_MACRO = re.compile(r"\b(?:xref|link|kbd|btn|menu|footnote|pass|https?)"
+                         r":{1,2}([^\s\[]*)\[([^\]]*)\]")
+_ADOC_XREF = re.compile(r"<<([^<>,]+)(?:,[ \t]*([^<>]*))?>>")              # <<id,text>>
+_ADOC_QUOTED = re.compile(r"(?<![\w`*+])([`*+_#]{1,2})(?=\S)(.+?)(?<=\S)\1(?![\w`*+])")
+
+_ORG_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")              # [[target][description]]
+_ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])(\S(?:.*?\S)?)\1"
+                           r"(?=[\s.,:;!?'\")}\]]|$)")
+
+
+def markdown_text(line: str) -> str:
+    """One Markdown line as rendered (see the module docstring); code spans untouched."""
+    parts = []
+    cursor = 0
+    for span in _CODE_SPAN.finditer(line):
+        parts += [_markdown_prose(line[cursor:span.start()]), span.group(0)]
+        cursor = span.end()
+    parts.append(_markdown_prose(line[cursor:]))
+    return _BLOCK_ID.sub("", "".join(parts))
+
+
+def _markdown_prose(text: str) -> str:
+    text = _WIKILINK.sub(_wikilink_text, text)
+    return strip_bold(_LINK.sub(lambda m: m.group(1), text))
+
+
+def _wikilink_text(found: re.Match[str]) -> str:
+    """``[[Note#Heading|alias]]`` -> ``alias``; ``[[Note#Heading]]`` -> ``Note > Heading``;
+    a block reference (``#^id``) names only its note."""
+    if found.group(2) is not None and found.group(2).strip():
+        return found.group(2).strip()
+    note, _, heading = found.group(1).partition("#")
+    shown = [part.strip() for part in (note, heading) if part.strip() and part[:1] != "^"]
+    return " > ".join(shown)
+
+
+def asciidoc_text(text: str) -> str:
+    """AsciiDoc inline markup as rendered: anchors gone, a macro's or cross reference's
+    text (else its target), quoted text without its markers."""
+    text = _ADOC_ANCHOR.sub("", text)
+    text = _ADOC_MACRO.sub(lambda m: m.group(2) or m.group(1), text)
+    text = _ADOC_XREF.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    return _ADOC_QUOTED.sub(r"\2", text)
+
+
+def org_text(text: str) -> str:
+    """Org inline markup as rendered: a link's description (else its target), verbatim
+    and code without their ``=``/``~`` markers."""
+    text = _ORG_LINK.sub(lambda m: m.group(2) or m.group(1), text)
+    return _ORG_VERBATIM.sub(r"\2", text)
+
+
+def rendered(line: str, handler: str | None) -> str:
+    """``line`` of a chunk read by ``handler`` as a reader sees it; formats without
+    inline links (code, RST, LaTeX, text) unchanged."""
+    if handler == "asciidoc":
+        return asciidoc_text(line)
+    if handler == "org":
+        return org_text(line)
+    if handler in ("markdown", "html", "notebook", None):  # None: a hook's Markdown output
+        return markdown_text(line)
+    return line

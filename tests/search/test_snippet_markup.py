@@ -1,0 +1,62 @@
+"""Snippets show inline markup as each format renders it: a link shows its text, block
+markup lines are not text, and code spans stay as written."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import build_and_search
+from vq.core.inline_markup import asciidoc_text, markdown_text, org_text
+from vq.query.output import snippet
+
+
+@pytest.mark.parametrize(("line", "shown"), [
+    ("Open **[[Settings]]** → [[Settings#Files and links|Files and links]].",
+     "Open Settings → Files and links."),
+    ("See [[Internal links#Link to a heading]] and ![[Daily notes#^daily-notes-date]]",
+     "See Internal links > Link to a heading and Daily notes"),
+    ("Type `[[` or `[[Three laws]]` to link.", "Type `[[` or `[[Three laws]]` to link."),
+    ("[URL encode](https://en.wikipedia.org/wiki/Percent-encoding) it, ![a chart](c.png)",
+     "URL encode it, a chart"),
+    ("Learn to link notes. ^b15695", "Learn to link notes."),
+    ("Call f(**kwargs) in a [link (with parens)](https://x.io/a_(b)).",
+     "Call f(**kwargs) in a link (with parens)."),
+    ("a ^ b and x^2", "a ^ b and x^2"),
+])
+def test_markdown_links_render_as_their_text(line, shown):
+    assert markdown_text(line) == shown
+
+
+def test_asciidoc_and_org_links_render_as_their_text():
+    assert asciidoc_text("See xref:cli/pages/safe.adoc[Safe mode], <<opts,the options>>, "
+                         "<<intro>> and link:https://x.io[]") == \
+        "See Safe mode, the options, intro and https://x.io"
+    assert asciidoc_text("[[anchor]]Run *asciidoctor* on `doc.adoc`.") == \
+        "Run asciidoctor on doc.adoc."
+    assert org_text("Run =doom sync= after [[file:install.org][installing]], see "
+                    "[[https://x.io]], press ~C-c C-c~.") == \
+        "Run doom sync after installing, see https://x.io, press C-c C-c."
+    assert org_text("x = y and a=b=c stay") == "x = y and a=b=c stay"
+
+
+def test_block_markup_lines_are_not_snippet_text():
+    """A closing fence is markup, not a title's underline: the code line above it stays."""
+    assert snippet("To embed:\n\n```md\n![[Note]]\n```\n", "embed", path="a.md") == \
+        "To embed: Note"
+    assert snippet("[source,ruby]\n----\nputs convert(doc)\n----\n", "convert",
+                   path="a.adoc") == "puts convert(doc)"
+    assert snippet("#+begin_src emacs-lisp\n(doom-log \"x\")\n#+END_SRC\n", "doom-log",
+                   path="a.org") == '(doom-log "x")'
+    assert snippet("Routing\n=======\n\nUse the route decorator.", "route", path="a.rst") == \
+        "Use the route decorator."
+
+
+@pytest.mark.model
+def test_a_search_shows_an_obsidian_note_as_it_reads(tmp_path, build, cli):
+    """The real path: a built vault, `vq search --json`, the snippet as rendered."""
+    note = ("# Weekly review\n\nEvery Friday, review the [[Projects#Active|active projects]] "
+            "list and archive what is done. ^review-1\n")
+    hits = build_and_search(tmp_path, build, cli, {"review.md": note}, "notes",
+                            "archive finished projects on friday")
+    assert hits[0]["snippet"] == ("Every Friday, review the active projects list and "
+                                  "archive what is done.")
