@@ -21,7 +21,7 @@ import re
 
 from vq.core.attr_list import strip_bold
 
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")  # `code`, ``a ` b``
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
 _BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
@@ -41,7 +41,7 @@ def markdown_text(line: str) -> str:
     """One Markdown line as rendered (see the module docstring); code spans untouched."""
     parts = []
     cursor = 0
-    for span in _CODE_SPAN.finditer(line):
+    for span in CODE_SPAN.finditer(line):
         parts += [_markdown_prose(line[cursor:span.start()]), span.group(0)]
         cursor = span.end()
     parts.append(_markdown_prose(line[cursor:]))

@@ -7,7 +7,9 @@ Frontmatter feeds title, tags, date and aliases; it is never part of a chunk,
 and malformed frontmatter is ignored rather than failing the file. Aliases
 (Obsidian's ``aliases:``, the other names a note goes by) are embed-only context
 on the note's first chunk, so a search by any of its names finds the note; a
-Hugo ``aliases:`` list of old URLs (``/engine/misc/``) is not names and is left out. A heading's
+Hugo ``aliases:`` list of old URLs (``/engine/misc/``) is not names and is left out.
+Tags written in the text as Obsidian does (``#project``, ``#area/health``: after a
+space or at a line's start, outside code, not all digits) join the frontmatter's. A heading's
 attribute list (``## Install { #install }``, MkDocs ``attr_list``) is left out of
 breadcrumbs and titles; the chunk text keeps the line as written. HTML
 comments outside fences (``<!-- YAML added: v10.2.0 -->``, lint switches) are
@@ -30,6 +32,7 @@ import yaml
 
 from vq.core import filetypes, yaml_bounds
 from vq.core.attr_list import strip_attr_list
+from vq.core.inline_markup import CODE_SPAN
 from vq.indexer.handlers.base import (
     Chunk,
     Document,
@@ -53,6 +56,11 @@ _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _ESM = re.compile(r"^(?:import|export)(?:[ \t{*]|$)")
 _ALIAS_KEYS = ("aliases", "alias")
 MAX_ALIASES, MAX_ALIAS_CHARS = 20, 100  # frontmatter is user text: bounded like the rest
+MAX_INLINE_TAGS = 100
+# After a space or at the start; holds a letter; not a link's target (``(#anchor)``):
+# possessive, so a tag is never cut short to dodge the closing bracket.
+_INLINE_TAG = re.compile(r"(?:^|(?<=\s))#((?:[^\W\d_]|[\d_/-]++[^\W\d_])[\w/-]*+)(?![)\]])")
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:")  # [name]: #anchor
 
 
 @dataclass(frozen=True)
@@ -89,7 +97,7 @@ def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
     return Document(
         chunks=tuple(chunks),
         title=title,
-        tags=meta_tags(meta.get("tags")),
+        tags=meta_tags([*meta_tags(meta.get("tags")), *inline_tags(lines, body_start, fences)]),
         date=meta_date(meta),
     )
 
@@ -273,6 +281,24 @@ def meta_tags(value: object) -> tuple[str, ...]:
             if tag:
                 tags[tag] = None
     return tuple(tags)
+
+
+def inline_tags(lines: Sequence[str], start: int, fences: Sequence[Span]) -> list[str]:
+    """``#tags`` in the text outside fences and code spans, as Obsidian reads them: a
+    tag holds a letter (``#1984`` is no tag), follows a space or starts the line (so
+    ``C#``, ``page#anchor`` and a heading's ``# `` are not tags)."""
+    inside = [False] * len(lines)
+    for a, b in fences:
+        inside[a:b] = [True] * (b - a)
+    found: list[str] = []
+    for i in range(start, len(lines)):
+        if inside[i] or "#" not in lines[i] or _LINK_DEFINITION.match(lines[i]):
+            continue
+        for tag in _INLINE_TAG.findall(CODE_SPAN.sub(" ", lines[i])):
+            found.append(tag.rstrip("/-"))
+            if len(found) >= MAX_INLINE_TAGS:
+                return found
+    return found
 
 
 def meta_aliases(meta: dict[str, Any]) -> tuple[str, ...]:

@@ -314,3 +314,23 @@ def test_a_note_is_found_by_its_alias(tmp_path, build, cli) -> None:
                             "zettelkasten")
     assert [h["path"] for h in hits] == ["method.md"]
     assert "aliases" not in hits[0]["snippet"]
+
+
+def test_inline_tags_join_the_frontmatter_tags_as_obsidian_reads_them() -> None:
+    text = ("---\ntags: [Reading]\n---\n# Notes #inbox\n\n"
+            "#project and #area/health; not C#, page#x, #1984 or `#code`; #y1984.\n"
+            "[exit]: #event-exit\nSee [the intro](#intro) and (#aside).\n"
+            "<!-- #hidden -->\n\n```sh\n#comment\n```\n#Project again\n")
+    doc = markdown_handler(text, "n.md", Limits())
+    assert doc.tags == ("reading", "inbox", "project", "area/health", "y1984")
+
+
+@pytest.mark.model
+def test_an_inline_tag_filters_a_search(tmp_path, build, cli) -> None:
+    from tests.conftest import build_and_search
+
+    files = {"run.md": "# Running\n\nLong runs on Sunday. #area/health\n",
+             "swim.md": "# Swimming\n\nLong swims on Sunday. #area/sport\n"}
+    hits = build_and_search(tmp_path, build, cli, files, "notes", "--tag", "area/health",
+                            "long on sunday")
+    assert [h["path"] for h in hits] == ["run.md"]

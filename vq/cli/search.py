@@ -39,7 +39,8 @@ CONSOLE_ENV = ("NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "COLUMNS", "LINES
               help="Only files matching this gitignore-style glob (repeatable).")
 @click.option("--exclude-path", "exclude_paths", multiple=True, metavar="GLOB",
               help="Leave out files matching this glob (repeatable).")
-@click.option("--tag", "tags", multiple=True, help="Only notes with this frontmatter tag.")
+@click.option("--tag", "tags", multiple=True,
+              help="Only notes with this tag (frontmatter, or #tag in the text).")
 @click.option("--since", metavar="DATE", help="Only notes dated (frontmatter) or modified since "
               "DATE: YYYY-MM-DD, or an age like 90m, 30d, 2w, 6mo (m is minutes, as in "
               "--max-age).")
