@@ -38,8 +38,7 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS, path: str = "") -
     (``#+begin_src``, ``[source,ruby]``), unless the chunk is nothing else."""
     words = terms(query)
     handler = handler_name(path) if path else "markdown"
-    lines = [seen for line in _body_lines(text, handler)
-             if (seen := rendered(line, handler).strip())]
+    lines = _body_lines(text, handler)
     if not lines:
         return ""
     best = max(range(len(lines)), key=lambda i: (sum(w in lines[i].lower() for w in words), -i))
@@ -62,8 +61,21 @@ def _body_lines(text: str, handler: str | None) -> list[str]:
     if handler != "asciidoc":
         heading |= {i - 1 for i in heading if i and raw[i - 1] and ADORNMENT.match(raw[i])
                     and not _FENCE.match(raw[i])}  # a closing fence underlines no title
-    body = [ln for i, ln in enumerate(raw) if ln and i not in heading]
-    return body or [strip_heading_attrs(ln) for ln in raw if ln]
+    code = _fenced(raw)  # what a fence holds is shown as written: `![[x]]` there is syntax
+    body = [ln if i in code else rendered(ln, handler).strip()
+            for i, ln in enumerate(raw) if ln and i not in heading]
+    return [ln for ln in body if ln] or [strip_heading_attrs(ln) for ln in raw if ln]
+
+
+def _fenced(lines: Sequence[str]) -> set[int]:
+    """The lines between a fence's opening and closing lines (an unclosed one: to the end)."""
+    inside, opened = set(), False
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            opened = not opened
+        elif opened:
+            inside.add(i)
+    return inside
 
 
 def code_lines(text: str, first: int, query: str, most: int = 4, width: int = 100,

@@ -42,7 +42,7 @@ def test_asciidoc_and_org_links_render_as_their_text():
 def test_block_markup_lines_are_not_snippet_text():
     """A closing fence is markup, not a title's underline: the code line above it stays."""
     assert snippet("To embed:\n\n```md\n![[Note]]\n```\n", "embed", path="a.md") == \
-        "To embed: Note"
+        "To embed: ![[Note]]"
     assert snippet("[source,ruby]\n----\nputs convert(doc)\n----\n", "convert",
                    path="a.adoc") == "puts convert(doc)"
     assert snippet("#+begin_src emacs-lisp\n(doom-log \"x\")\n#+END_SRC\n", "doom-log",
@@ -60,3 +60,9 @@ def test_a_search_shows_an_obsidian_note_as_it_reads(tmp_path, build, cli):
                             "archive finished projects on friday")
     assert hits[0]["snippet"] == ("Every Friday, review the active projects list and "
                                   "archive what is done.")
+
+
+def test_what_a_fence_holds_is_shown_as_written():
+    text = "To embed a note:\n\n```md\n![[Internal links]]\n```\nSee [[Internal links|links]].\n"
+    assert snippet(text, "embed note", path="a.md") == \
+        "To embed a note: ![[Internal links]] See links."
