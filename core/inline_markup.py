@@ -7,8 +7,9 @@ keeps the source lines as written, so ranking never depends on this module.
 * Markdown (and what is extracted to it: HTML, notebooks, hook output): ``[text](url)``
   and ``![alt](src)`` show their text; Obsidian's ``[[Note#Heading|alias]]`` its alias,
   else ``Note > Heading``, and ``![[embed]]`` the note it embeds; a block id at the
-  end of a line (``^b15695``) and bold markers are not shown. Code spans are left as
-  written: ```[[Note]]``` in backticks is the syntax itself.
+  end of a line (``^b15695``), bold markers and blockquote markers are not shown, and
+  an Obsidian callout (``> [!warning] Title``) shows its title. Code spans are left
+  as written: ```[[Note]]``` in backticks is the syntax itself.
 * AsciiDoc: ``xref:a.adoc[Options]`` and the other macros show their text, ``<<id,text>>``
   its text, anchors (``[[id]]``, ``[#id]``) nothing, quoted text no markers.
 * Org: ``[[target][description]]`` shows its description (else its target), and
@@ -25,6 +26,8 @@ CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")  # `code`, ``a ` b``
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
 _BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
+_QUOTE = re.compile(r"^(?:>[ \t]?)+")
+_CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?[ \t]*(.*)$")  # > [!warning]- Title
 
 _ADOC_ANCHOR = re.compile(r"\[\[[^\]]*\]\]|\[#[^\]]*\]")                 # [[id]], [#id]
 _ADOC_MACRO = re.compile(r"\b(?:xref|link|kbd|btn|menu|footnote|pass|https?)"
@@ -39,6 +42,10 @@ _ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])(\S(?:.*?\S)?)\1"
 
 def markdown_text(line: str) -> str:
     """One Markdown line as rendered (see the module docstring); code spans untouched."""
+    line = _QUOTE.sub("", line)
+    callout = _CALLOUT.match(line)
+    if callout:  # Obsidian shows its title, else its type
+        line = callout.group(2) or callout.group(1).capitalize() + ":"
     parts = []
     cursor = 0
     for span in CODE_SPAN.finditer(line):

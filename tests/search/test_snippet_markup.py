@@ -66,3 +66,11 @@ def test_what_a_fence_holds_is_shown_as_written():
     text = "To embed a note:\n\n```md\n![[Internal links]]\n```\nSee [[Internal links|links]].\n"
     assert snippet(text, "embed note", path="a.md") == \
         "To embed a note: ![[Internal links]] See links."
+
+
+def test_quotes_and_obsidian_callouts_read_as_rendered():
+    assert markdown_text("> [!warning] Interoperability") == "Interoperability"
+    assert markdown_text("> [!faq]- ") == "Faq:"
+    assert markdown_text("> > Block references are **specific** to Obsidian.") == \
+        "Block references are specific to Obsidian."
+    assert markdown_text("a > b stays") == "a > b stays"
