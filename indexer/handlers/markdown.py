@@ -8,6 +8,8 @@ and malformed frontmatter is ignored rather than failing the file. Aliases
 (Obsidian's ``aliases:``, the other names a note goes by) are embed-only context
 on the note's first chunk, so a search by any of its names finds the note; a
 Hugo ``aliases:`` list of old URLs (``/engine/misc/``) is not names and is left out.
+A note without a frontmatter date is dated by its file name when that starts with
+one (``2024-01-15.md``, a daily note; ``2024-01-15-launch.md``, a Jekyll post).
 Tags written in the text as Obsidian does (``#project``, ``#area/health``: after a
 space or at a line's start, outside code, not all digits) join the frontmatter's. A heading's
 attribute list (``## Install { #install }``, MkDocs ``attr_list``) is left out of
@@ -98,7 +100,7 @@ def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
         chunks=tuple(chunks),
         title=title,
         tags=meta_tags([*meta_tags(meta.get("tags")), *inline_tags(lines, body_start, fences)]),
-        date=meta_date(meta),
+        date=meta_date(meta) or file_date(relpath),
     )
 
 
@@ -321,6 +323,12 @@ def meta_date(meta: dict[str, Any]) -> str | None:
         if parsed is not None:
             return parsed
     return None
+
+
+def file_date(relpath: str) -> str | None:
+    """The date a file's name starts with (``2024-01-15.md``: a daily note or journal;
+    ``2024-01-15-launch.md``: a Jekyll post), for a note whose frontmatter has none."""
+    return _iso_date(file_stem(relpath))
 
 
 def _iso_date(value: object) -> str | None:

@@ -27,6 +27,7 @@ from vq.core.inline_markup import org_text
 from vq.indexer.handlers.base import Document, Limits, Span, file_stem, split_lines
 from vq.indexer.handlers.markdown import (
     Heading,
+    file_date,
     heading_sections,
     meta_date,
     meta_tags,
@@ -64,7 +65,7 @@ def org_handler(text: str, relpath: str, limits: Limits) -> Document:
     return Document(chunks=tuple(section_chunks(shown, sections, page.blocks, limits)),
                     title=title, tags=meta_tags(page.keywords.get("filetags", "")
                                                 .replace(":", " ")),
-                    date=meta_date(meta))
+                    date=meta_date(meta) or file_date(relpath))
 
 
 def scan(lines: Sequence[str]) -> Page:

@@ -334,3 +334,25 @@ def test_an_inline_tag_filters_a_search(tmp_path, build, cli) -> None:
     hits = build_and_search(tmp_path, build, cli, files, "notes", "--tag", "area/health",
                             "long on sunday")
     assert [h["path"] for h in hits] == ["run.md"]
+
+
+@pytest.mark.parametrize(("path", "date"), [
+    ("daily/2024-01-15.md", "2024-01-15"), ("_posts/2024-1-5-launch.md", "2024-01-05"),
+    ("daily/2024-02-30.md", None), ("adr/0001-record.md", None), ("notes/2024.md", None),
+])
+def test_a_note_without_a_frontmatter_date_is_dated_by_its_name(path, date) -> None:
+    assert markdown_handler("# Day\n\nWords.\n", path, Limits()).date == date
+    dated = markdown_handler("---\ndate: 2023-06-01\n---\nWords.\n", path, Limits())
+    assert dated.date == "2023-06-01"  # the frontmatter says it first
+
+
+@pytest.mark.model
+def test_since_reads_a_daily_notes_name_not_its_mtime(tmp_path, build, cli) -> None:
+    """Journals are copied and synced, so their mtimes are new; the name holds the day."""
+    from tests.conftest import build_and_search
+
+    files = {"daily/2020-03-02.md": "# Monday\n\nPlanned the garden beds.\n",
+             "daily/2031-03-02.md": "# Sunday\n\nPlanted the garden beds.\n"}
+    hits = build_and_search(tmp_path, build, cli, files, "notes", "--since", "2025-01-01",
+                            "garden beds")
+    assert [h["path"] for h in hits] == ["daily/2031-03-02.md"]
