@@ -23,6 +23,7 @@ _VALUE = r"""(?:"[^"]*"|'[^']*'|[^\s}"']+)"""
 _TOKEN = rf"(?:[#.][\w:-]+|[\w:-]+={_VALUE})"
 _ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_TOKEN}(?:[ \t]+{_TOKEN})*[ \t]*\}}[ \t]*$")
 _HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+_LIST_HEADING_LINE = re.compile(r"^[ \t]*[-*+][ \t]+#{1,6}[ \t]+\S")  # - ## Setup (Logseq)
 _ASCIIDOC_TITLE = re.compile(r"^={1,6}[ \t]+\S")  # == Section (an AsciiDoc title line)
 _LATEX_HEADING = re.compile(r"^\\(?:part|chapter|(?:sub){0,2}section|paragraph)\*?[\[{]")
 # One punctuation character repeated: an RST title's over- and underline (docutils'
@@ -44,9 +45,11 @@ def strip_heading_attrs(line: str) -> str:
 
 
 def is_heading_markup(line: str) -> bool:
-    """An ATX heading line, an AsciiDoc title line, a LaTeX sectioning command or an
-    adornment line: what a breadcrumb already says, or what a reader never sees."""
-    return bool(_HEADING_LINE.match(line) or _ASCIIDOC_TITLE.match(line)
+    """An ATX heading line (also in a list item), an AsciiDoc title line, a LaTeX
+    sectioning command or an adornment line: what a breadcrumb already says, or what a
+    reader never sees."""
+    return bool(_HEADING_LINE.match(line) or _LIST_HEADING_LINE.match(line)
+                or _ASCIIDOC_TITLE.match(line)
                 or _LATEX_HEADING.match(line) or ADORNMENT.match(line))
 
 

@@ -22,8 +22,9 @@ _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 # Lines that open or close a block, never shown as text: a Markdown fence, Org's
 # #+begin_src / #+end_src, AsciiDoc's block attribute lines ([source,ruby], [NOTE]).
 _FENCE = re.compile(r"^(?:`{3,}|~{3,})")
-_BLOCK_MARKUP = {"org": re.compile(r"^#\+(?:begin|end)_\w", re.IGNORECASE),
-                 "asciidoc": re.compile(r"^\[[\w#.,=\" -]*\]$")}
+_ORG_BLOCK = re.compile(r"^#\+(?:begin|end)_\w", re.IGNORECASE)  # Logseq writes them too
+_BLOCK_MARKUP = {"org": _ORG_BLOCK, "asciidoc": re.compile(r"^\[[\w#.,=\" -]*\]$")}
+_MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}", re.IGNORECASE)
 
 
 def terms(query: str) -> list[str]:
@@ -56,7 +57,7 @@ def _body_lines(text: str, handler: str | None) -> list[str]:
     RST titles they underline (in AsciiDoc a line of ``----`` delimits a block and
     underlines nothing), and block markup lines; all of them when nothing else is left."""
     raw = [ln.strip() for ln in text.splitlines()]
-    block = _BLOCK_MARKUP.get(handler or "", _FENCE)
+    block = _BLOCK_MARKUP.get(handler or "", _MARKDOWN_BLOCK)
     heading = {i for i, ln in enumerate(raw) if is_heading_markup(ln) or block.match(ln)}
     if handler != "asciidoc":
         heading |= {i - 1 for i in heading if i and raw[i - 1] and ADORNMENT.match(raw[i])

@@ -10,6 +10,10 @@ on the note's first chunk, so a search by any of its names finds the note; a
 Hugo ``aliases:`` list of old URLs (``/engine/misc/``) is not names and is left out.
 A note without a frontmatter date is dated by its file name when that starts with
 one (``2024-01-15.md``, a daily note; ``2024-01-15-launch.md``, a Jekyll post).
+Outliners (Logseq) are read as their outline: a heading in a list item is a section
+nested by its bullet's depth, a fence may open in a list item, the ``key:: value``
+lines that open a page are its properties (read as frontmatter), and Logseq's hidden
+built-in properties (``id:: <uuid>``) are blanked.
 Tags written in the text as Obsidian does (``#project``, ``#area/health``: after a
 space or at a line's start, outside code, not all digits) join the frontmatter's. A heading's
 attribute list (``## Install { #install }``, MkDocs ``attr_list``) is left out of
@@ -48,8 +52,16 @@ from vq.indexer.handlers.base import (
 )
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
+# A heading inside a list item (CommonMark reads ``- ## Setup`` so): how an outliner
+# (Logseq) writes every heading, bullets nested by tabs.
+_LIST_HEADING = re.compile(r"^([ \t]*)[-*+][ \t]+(#{1,6})[ \t]+(\S.*)$")
+# Logseq properties (``key:: value``): page properties open a page; the built-in block
+# properties Logseq never shows (ids, fold state, flashcard scheduling) are blanked.
+_PROPERTY = re.compile(r"^[ \t]*(?:-[ \t]+)?([A-Za-z][\w.-]*)::(?:[ \t]+(.*?))?[ \t]*$")
+_HIDDEN_PROPERTY = re.compile(r"^[ \t]*(?:id|collapsed|heading|background-color|ls-type"
+                              r"|hl-[\w-]+|card-[\w-]+|logseq\.[\w.-]+)::(?:[ \t].*)?$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+_FENCE_OPEN = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(`{3,}|~{3,})(.*)$")  # also in a list item
 _FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
 _DATE = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _DATE_KEYS = ("date", "updated", "created")
@@ -70,6 +82,7 @@ class Heading:
     line: int  # 0-based
     level: int
     text: str
+    listed: bool = False  # inside a list item: a section, never the page's title
 
 
 @dataclass(frozen=True)
@@ -83,14 +96,15 @@ def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
     """Chunk a markdown note by heading sections; see the module docstring."""
     lines = split_lines(text)
     body_start, meta = _frontmatter(lines)
+    meta = meta or page_properties(lines, body_start)
     headings, fences = _scan(lines, body_start)
-    visible = hide_comments(lines, fences, body_start)
+    visible = hide_properties(hide_comments(lines, fences, body_start), fences, body_start)
     if filetypes.suffix(relpath) == ".mdx":
         visible = hide_mdx(visible, fences, body_start)
     if visible != lines:
         lines = visible
         headings, fences = _scan(lines, body_start)
-    title = _title(meta, headings) or file_stem(relpath)
+    title = _title(meta, headings) or file_stem(relpath).replace("___", "/")
     sections = heading_sections(lines, body_start, headings, title)
     chunks = section_chunks(lines, sections, fences, limits)
     aliases = meta_aliases(meta)
@@ -153,14 +167,28 @@ def _scan(lines: Sequence[str], start: int) -> tuple[list[Heading], list[Span]]:
         if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
             fence, fence_start = (opening.group(1)[0], len(opening.group(1))), i
             continue
-        heading = _HEADING.match(line)
-        if heading:
-            text = _CLOSING_HASHES.sub("", (heading.group(2) or "").strip()).strip()
-            text = strip_attr_list(text).strip()
-            headings.append(Heading(i, len(heading.group(1)), text))
+        heading = _heading(i, line)
+        if heading is not None:
+            headings.append(heading)
     if fence is not None:
         fences.append((fence_start, len(lines)))
     return headings, fences
+
+
+def _heading(i: int, line: str) -> Heading | None:
+    """An ATX heading line, also one in a list item. A listed heading nests by its
+    bullet's depth, as an outline does (Logseq's ``- ## Usage`` beside ``- # About`` is
+    a sibling, whatever its hashes say)."""
+    found = _HEADING.match(line)
+    if found is not None:
+        level, words = len(found.group(1)), found.group(2)
+    elif (found := _LIST_HEADING.match(line)) is not None:
+        indent = found.group(1)
+        level, words = min(6, 1 + indent.count("\t") + indent.count(" ") // 2), found.group(3)
+    else:
+        return None
+    text = strip_attr_list(_CLOSING_HASHES.sub("", (words or "").strip()).strip()).strip()
+    return Heading(i, level, text, found.re is _LIST_HEADING)
 
 
 def hide_mdx(lines: Sequence[str], fences: Sequence[Span], start: int = 0) -> list[str]:
@@ -218,13 +246,43 @@ def fences(lines: Sequence[str]) -> list[Span]:
     return _scan(lines, 0)[1]
 
 
+def page_properties(lines: Sequence[str], start: int) -> dict[str, Any]:
+    """A Logseq page's properties (``title:: Query sprint``, ``alias:: GTD, [[Getting
+    Things Done]]``, ``tags:: a, b``): the ``key:: value`` lines that open the page,
+    read as frontmatter is. A list value is split at commas, link brackets dropped."""
+    meta: dict[str, Any] = {}
+    for line in lines[start:start + 50]:
+        if is_blank(line):
+            continue
+        found = _PROPERTY.match(line)
+        if found is None:
+            break
+        key, value = found.group(1).lower(), found.group(2) or ""
+        if key in ("alias", "aliases", "tags"):
+            meta[key] = [v.strip().strip("[]#").strip() for v in value.split(",")]
+        else:
+            meta.setdefault(key, value)
+    return meta
+
+
+def hide_properties(lines: Sequence[str], fences: Sequence[Span], start: int) -> list[str]:
+    """``lines`` with Logseq's hidden built-in properties (``id:: 6018cc98-…``,
+    ``collapsed:: true``, ``card-ease-factor:: 2.6``) blanked outside fences: the page
+    never shows them, and a UUID is only noise to BM25 and the model."""
+    if not any("::" in line for line in lines[start:]):
+        return list(lines)
+    inside = {i for a, b in fences for i in range(a, b)}
+    return [("" if i >= start and i not in inside and _HIDDEN_PROPERTY.match(line) else line)
+            for i, line in enumerate(lines)]
+
+
 def _title(meta: dict[str, Any], headings: Sequence[Heading]) -> str:
     """Frontmatter title, else the first non-empty H1, else "" (caller uses the stem)."""
     value = meta.get("title")
     scalar = isinstance(value, (str, int, float)) and not isinstance(value, bool)
     if scalar and str(value).strip():
         return str(value).strip()
-    return next((h.text for h in headings if h.level == 1 and h.text), "")
+    return next((h.text for h in headings if h.level == 1 and h.text and not h.listed), "")
 
 
 def heading_sections(
@@ -328,7 +386,7 @@ def meta_date(meta: dict[str, Any]) -> str | None:
 def file_date(relpath: str) -> str | None:
     """The date a file's name starts with (``2024-01-15.md``: a daily note or journal;
     ``2024-01-15-launch.md``: a Jekyll post), for a note whose frontmatter has none."""
-    return _iso_date(file_stem(relpath))
+    return _iso_date(file_stem(relpath).replace("_", "-"))  # Logseq: 2024_01_15.md
 
 
 def _iso_date(value: object) -> str | None:

@@ -356,3 +356,49 @@ def test_since_reads_a_daily_notes_name_not_its_mtime(tmp_path, build, cli) -> N
     hits = build_and_search(tmp_path, build, cli, files, "notes", "--since", "2025-01-01",
                             "garden beds")
     assert [h["path"] for h in hits] == ["daily/2031-03-02.md"]
+
+
+LOGSEQ_PAGE = """title:: Query Sprint/Week one
+alias:: Sprint, [[Learning sprint]]
+tags:: [[Queries]], docs
+
+- # About this sprint
+\t- ## Why queries?
+\t\t- Finding notes back gets hard as a graph grows.
+\t\t  id:: 6018cc98-67a8-4eb2-bfd7-2affe517a7c7
+\t\t  collapsed:: true
+\t\t  owner:: Ramses
+- ## Simple queries
+\t- ```clojure
+\t  - # not a heading
+\t  id:: kept-in-code
+\t  ```
+"""
+
+
+def test_a_logseq_page_reads_as_its_outline() -> None:
+    """Headings in list items are sections (never the title); the page's opening
+    properties are its title, aliases and tags; hidden built-in properties are blanked."""
+    doc = markdown_handler(LOGSEQ_PAGE, "pages/Query Sprint___Week one.md", Limits())
+    assert doc.title == "Query Sprint/Week one"
+    assert doc.tags == ("queries", "docs")
+    assert [c.breadcrumb for c in doc.chunks] == [
+        "Query Sprint/Week one", "Query Sprint/Week one > About this sprint > Why queries?",
+        "Query Sprint/Week one > Simple queries"]
+    assert doc.chunks[0].context == "aliases: Sprint; Learning sprint"
+    assert "6018cc98" not in doc.chunks[1].text and "collapsed" not in doc.chunks[1].text
+    assert "owner:: Ramses" in doc.chunks[1].text  # a user's property is shown by Logseq
+    assert "id:: kept-in-code" in doc.chunks[2].text
+    named = markdown_handler("- # Inbox\n\t- a\n", "pages/triage___inbox.md", Limits())
+    assert named.title == "triage/inbox"  # the namespace, not the first listed heading
+    assert markdown_handler("# Day\n", "journals/2020_09_14.md", Limits()).date == "2020-09-14"
+
+
+@pytest.mark.model
+def test_a_logseq_page_is_found_by_its_alias_with_its_outline(tmp_path, build, cli) -> None:
+    from tests.conftest import build_and_search
+
+    hits = build_and_search(tmp_path, build, cli, {"pages/sprint.md": LOGSEQ_PAGE}, "notes",
+                            "--method", "lexical", "learning sprint graph grows")
+    assert hits[0]["breadcrumb"] == "Query Sprint/Week one > About this sprint > Why queries?"
+    assert "6018cc98" not in hits[0]["snippet"] and "#" not in hits[0]["snippet"]
