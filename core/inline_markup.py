@@ -6,7 +6,8 @@ keeps the source lines as written, so ranking never depends on this module.
 
 * Markdown (and what is extracted to it: HTML, notebooks, hook output): ``[text](url)``
   and ``![alt](src)`` show their text; Obsidian's ``[[Note#Heading|alias]]`` its alias,
-  else ``Note > Heading``, and ``![[embed]]`` the note it embeds; a block id at the
+  else ``Note > Heading``, and ``![[embed]]`` the note it embeds; a Logseq block
+  reference (``((6018cc98-…))``) shows nothing, as its link's text; a block id at the
   end of a line (``^b15695``), bold markers and blockquote markers are not shown, and
   an Obsidian callout (``> [!warning] Title``) shows its title. Code spans are left
   as written: ```[[Note]]``` in backticks is the syntax itself.
@@ -26,7 +27,9 @@ CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")  # `code`, ``a ` b``
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
 _BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
+_BLOCK_REF = re.compile(r"\(\([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\)\)")  # Logseq ((uuid))
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
+_SPACES = re.compile(r"[ \t]{2,}")  # what a removed reference leaves, a table's alignment
 _CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?[ \t]*(.*)$")  # > [!warning]- Title
 
 _ADOC_ANCHOR = re.compile(r"\[\[[^\]]*\]\]|\[#[^\]]*\]")                 # [[id]], [#id]
@@ -56,8 +59,8 @@ def markdown_text(line: str) -> str:
 
 
 def _markdown_prose(text: str) -> str:
-    text = _WIKILINK.sub(_wikilink_text, text)
-    return strip_bold(_LINK.sub(lambda m: m.group(1), text))
+    text = _WIKILINK.sub(_wikilink_text, _BLOCK_REF.sub("", text))
+    return _SPACES.sub(" ", strip_bold(_LINK.sub(lambda m: m.group(1), text)))
 
 
 def _wikilink_text(found: re.Match[str]) -> str:

@@ -74,3 +74,9 @@ def test_quotes_and_obsidian_callouts_read_as_rendered():
     assert markdown_text("> > Block references are **specific** to Obsidian.") == \
         "Block references are specific to Obsidian."
     assert markdown_text("a > b stays") == "a > b stays"
+
+
+def test_a_logseq_block_reference_is_not_shown():
+    assert markdown_text("skim our [beginner resources](((63bc6201-53b1-47a4-834f-83934b69ad49)))"
+                         " and ((6018cc98-67a8-4eb2-bfd7-2affe517a7c7)) first") == \
+        "skim our beginner resources and first"
