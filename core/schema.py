@@ -22,6 +22,9 @@ CHUNKER_VERSION = 4  # 2: tree-sitter code chunks, code context in the embed tex
 # search cleans old breadcrumbs when it shows them, and an edited file is re-chunked whole.
 # Nor for HTML comments leaving Markdown chunk text (docs/decisions.md#html-comments): old
 # rows keep them until their file changes; `vq build --rebuild` applies it at once.
+# Nor for what notes' Markdown gained later (frontmatter aliases, #tags in the text,
+# dates from file names, Logseq outlines and properties): no judged set's chunk changed,
+# and a vault of Obsidian or Logseq notes gets them as notes change, or by --rebuild.
 CHUNKS, FILES, BUILDS = "chunks", "files", "builds"
 SECTION_VECTOR = "section_vector"  # each piece's section embedded whole
 SECTIONS_SINCE = 4  # the chunker version that added section_hash and section_vector
