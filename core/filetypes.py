@@ -74,10 +74,19 @@ HANDLER_BY_FILENAME: dict[str, str] = {
     **dict.fromkeys(LANGUAGE_BY_FILENAME, "code"),
 }
 HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
+# A reader's revision, bumped when it reads files it already read differently (new
+# metadata, new structure) but chunk boundaries stay for everything the judged sets hold,
+# so no chunker version bump (a re-encode of every index) is called for. The manifest
+# records ``reader_tag`` ("markdown@2"); a file recorded under an older revision is
+# stale as "new reader" and re-read once, its unchanged chunks keeping their vectors.
+# markdown 2, org 2, asciidoc 2: aliases, #tags, dates from file names, Logseq outlines,
+# inline markup leaving Org and AsciiDoc breadcrumbs.
+READER_REVISIONS: dict[str, int] = {"markdown": 2, "org": 2, "asciidoc": 2}
 # Which reader reads what, as one number: a no-op build's record holds it, so the first
 # build after an upgrade that changed it reconciles in full and re-reads those files.
 READERS_ID = zlib.crc32(repr((sorted(HANDLER_BY_EXTENSION.items()),
-                              sorted(HANDLER_BY_FILENAME.items()))).encode())
+                              sorted(HANDLER_BY_FILENAME.items()),
+                              sorted(READER_REVISIONS.items()))).encode())
 HANDLER_NAMES = frozenset(HANDLER_BY_EXTENSION.values()) | frozenset(HANDLER_BY_FILENAME.values())
 # The readers that cut pages at their own section syntax (headings, titles, sectioning
 # commands), and the extensions they claim; translation detection and `vq init` read them.
@@ -85,6 +94,18 @@ PROSE_HANDLERS = frozenset({"markdown", "rst", "asciidoc", "org", "latex"})
 PROSE_EXTENSIONS = frozenset(e for e, h in HANDLER_BY_EXTENSION.items() if h in PROSE_HANDLERS)
 # The readers whose chunks number the file's own lines; binary ones number extracted text.
 FILE_LINE_HANDLERS = HANDLER_NAMES - BINARY_HANDLERS
+
+
+def reader_tag(handler: str) -> str:
+    """What the manifest records of the reader that read a file: its name and revision
+    (``markdown@2``); a hook's name as it is."""
+    revision = READER_REVISIONS.get(handler)
+    return f"{handler}@{revision}" if revision else handler
+
+
+def reader_of(tag: str) -> str:
+    """The reader's name in a manifest's tag (``markdown@2`` -> ``markdown``)."""
+    return tag.split("@", 1)[0]
 
 
 def content_kind(vault_kind: str, handler: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vq.core.filetypes import handler_name
+from vq.core.filetypes import handler_name, reader_tag
 from vq.core.settings import Settings
 from vq.core.store import Index, path_filter, sql_str
 from vq.core.walk import Discovery, FileEntry, Problem, discover_for
@@ -41,12 +41,13 @@ class ManifestRow:
     handler: str = ""  # the reader that indexed it ("markdown", "hook:pandoc"); "" unknown
 
     def read_by_another(self, path: str) -> bool:
-        """A built-in reader other than the one that indexed the file would read it now.
-        Hooks are left out (the config names them; a hooked file's reader is its hook)."""
+        """A built-in reader other than the one that indexed the file (or a later revision
+        of it, ``READER_REVISIONS``) would read it now. Hooks are left out (the config
+        names them; a hooked file's reader is its hook)."""
         if not self.handler or self.handler.startswith("hook:"):
             return False
         now = handler_name(path)
-        return now is not None and now != self.handler
+        return now is not None and reader_tag(now) != self.handler
 
 
 @dataclass(frozen=True)

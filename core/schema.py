@@ -24,7 +24,8 @@ CHUNKER_VERSION = 4  # 2: tree-sitter code chunks, code context in the embed tex
 # rows keep them until their file changes; `vq build --rebuild` applies it at once.
 # Nor for what notes' Markdown gained later (frontmatter aliases, #tags in the text,
 # dates from file names, Logseq outlines and properties): no judged set's chunk changed,
-# and a vault of Obsidian or Logseq notes gets them as notes change, or by --rebuild.
+# so a reader revision (core/filetypes.py READER_REVISIONS) re-reads those files once
+# instead, and every chunk whose text did not change keeps its vectors.
 CHUNKS, FILES, BUILDS = "chunks", "files", "builds"
 SECTION_VECTOR = "section_vector"  # each piece's section embedded whole
 SECTIONS_SINCE = 4  # the chunker version that added section_hash and section_vector

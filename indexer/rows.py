@@ -11,6 +11,7 @@ import hashlib
 import time
 from dataclasses import dataclass
 
+from vq.core.filetypes import reader_tag
 from vq.core.walk import FileEntry
 from vq.indexer.handlers.base import Chunk, Document
 
@@ -109,9 +110,11 @@ def with_sections(pieces: list[PendingChunk], kind: str) -> list[PendingChunk]:
 
 def manifest_row(entry: FileEntry, file_hash: str, chunks: int, handler: str,
                  error: str | None) -> dict:
+    """``handler`` is recorded with its revision (``reader_tag``), so a later revision
+    of the reader re-reads the file once."""
     return {"vault": entry.vault, "path": entry.path, "size": entry.size,
             "mtime_ns": entry.mtime_ns, "hash": file_hash, "chunks": chunks,
-            "handler": handler, "error": error, "indexed_at": time.time()}
+            "handler": reader_tag(handler), "error": error, "indexed_at": time.time()}
 
 
 def problem_row(vault: str, path: str, file_hash: str, chunks: int, reason: str) -> dict:

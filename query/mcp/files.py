@@ -16,7 +16,7 @@ from typing import Any
 from vq.core import store
 from vq.core.confined import LINK_ERRORS, open_beneath
 from vq.core.errors import VqError
-from vq.core.filetypes import FILE_LINE_HANDLERS
+from vq.core.filetypes import FILE_LINE_HANDLERS, reader_of
 from vq.core.settings import Settings, Vault
 
 MAX_LINES = 400
@@ -103,7 +103,7 @@ def read_indexed(settings: Settings, index: store.Index, vault_id: str, rel: str
         raise VqError(f"vault {vault_id!r} is in the index but not in the config",
                       "its files cannot be read until it is configured again")
     fd, st = open_confined(root, rel)
-    if row["handler"] in FILE_LINE_HANDLERS:
+    if reader_of(row["handler"]) in FILE_LINE_HANDLERS:
         out = read_lines(fd, start, end, f"{vault_id}:{rel}")
     else:  # PDF, HTML, hook output: hit lines number the extracted text
         os.close(fd)

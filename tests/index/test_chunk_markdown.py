@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from vq.indexer.handlers import Document, Limits, handler_for
@@ -402,3 +404,42 @@ def test_a_logseq_page_is_found_by_its_alias_with_its_outline(tmp_path, build, c
                             "--method", "lexical", "learning sprint graph grows")
     assert hits[0]["breadcrumb"] == "Query Sprint/Week one > About this sprint > Why queries?"
     assert "6018cc98" not in hits[0]["snippet"] and "#" not in hits[0]["snippet"]
+
+
+def test_a_new_revision_of_the_markdown_reader_re_reads_its_pages_once(settings,
+                                                                        test_models) -> None:
+    """An index written before the reader knew Logseq outlines: the next build re-reads
+    the page though it did not change (its breadcrumbs gain the outline), keeps the
+    vectors of every chunk whose text is unchanged, and does it only once."""
+    from dataclasses import replace
+
+    from vq.core import filetypes
+    from vq.core.manifest import NEW_READER, plan_for
+    from vq.core.store import open_for
+    from vq.indexer import noop
+    from vq.jobs.runner import locked_build
+
+    settings = replace(settings, model=test_models)
+    root = settings.vaults[0].path
+    (root / "sprint.md").write_text(LOGSEQ_PAGE, encoding="utf-8")
+
+    def crumbs() -> set[str]:
+        rows = open_for(settings).chunks.search().where("path = 'sprint.md'") \
+            .select(["breadcrumb"]).limit(100).to_list()
+        return {r["breadcrumb"] for r in rows}
+
+    with pytest.MonkeyPatch.context() as old_vq:
+        old_vq.setitem(filetypes.READER_REVISIONS, "markdown", 1)
+        old_vq.setattr(noop, "READERS_ID", -1)
+        old_vq.setattr("vq.indexer.handlers.markdown._LIST_HEADING", re.compile(r"(?!)"))
+        assert locked_build(settings).outcome == "ok"
+        assert crumbs() == {"Query Sprint/Week one"}
+        assert locked_build(settings).files_changed == 0
+
+    plan, _, _ = plan_for(settings, open_for(settings))
+    assert {(s.path, s.reason) for s in plan.stale} >= {("sprint.md", NEW_READER)}
+    summary = locked_build(settings)
+    assert summary.outcome == "ok" and summary.chunks_reused > 0  # other notes: same text
+    assert "Query Sprint/Week one > About this sprint > Why queries?" in crumbs()
+    assert not plan_for(settings, open_for(settings))[0].stale
+    assert locked_build(settings).files_changed == 0
