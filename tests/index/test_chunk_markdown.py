@@ -327,17 +327,6 @@ def test_inline_tags_join_the_frontmatter_tags_as_obsidian_reads_them() -> None:
     assert doc.tags == ("reading", "inbox", "project", "area/health", "y1984")
 
 
-@pytest.mark.model
-def test_an_inline_tag_filters_a_search(tmp_path, build, cli) -> None:
-    from tests.conftest import build_and_search
-
-    files = {"run.md": "# Running\n\nLong runs on Sunday. #area/health\n",
-             "swim.md": "# Swimming\n\nLong swims on Sunday. #area/sport\n"}
-    hits = build_and_search(tmp_path, build, cli, files, "notes", "--tag", "area/health",
-                            "long on sunday")
-    assert [h["path"] for h in hits] == ["run.md"]
-
-
 @pytest.mark.parametrize(("path", "date"), [
     ("daily/2024-01-15.md", "2024-01-15"), ("_posts/2024-1-5-launch.md", "2024-01-05"),
     ("daily/2024-02-30.md", None), ("adr/0001-record.md", None), ("notes/2024.md", None),
@@ -349,15 +338,24 @@ def test_a_note_without_a_frontmatter_date_is_dated_by_its_name(path, date) -> N
 
 
 @pytest.mark.model
-def test_since_reads_a_daily_notes_name_not_its_mtime(tmp_path, build, cli) -> None:
-    """Journals are copied and synced, so their mtimes are new; the name holds the day."""
+def test_tags_and_dates_the_text_holds_filter_a_search(tmp_path, build, cli) -> None:
+    """An inline #tag is a --tag; a daily note's name is its date for --since, not its
+    mtime (journals are copied and synced, so their mtimes are all new)."""
+    import json
+
     from tests.conftest import build_and_search
 
-    files = {"daily/2020-03-02.md": "# Monday\n\nPlanned the garden beds.\n",
+    files = {"run.md": "# Running\n\nLong runs on Sunday. #area/health\n",
+             "swim.md": "# Swimming\n\nLong swims on Sunday. #area/sport\n",
+             "daily/2020-03-02.md": "# Monday\n\nPlanned the garden beds.\n",
              "daily/2031-03-02.md": "# Sunday\n\nPlanted the garden beds.\n"}
-    hits = build_and_search(tmp_path, build, cli, files, "notes", "--since", "2025-01-01",
-                            "garden beds")
-    assert [h["path"] for h in hits] == ["daily/2031-03-02.md"]
+    hits = build_and_search(tmp_path, build, cli, files, "notes", "--tag", "area/health",
+                            "long on sunday")
+    assert [h["path"] for h in hits] == ["run.md"]
+    dated = cli("--config", tmp_path / "vq.yaml", "search", "--json", "--since", "2025-01-01",
+                "garden beds")
+    found = [h["path"] for h in json.loads(dated.stdout)]
+    assert found[0] == "daily/2031-03-02.md" and "daily/2020-03-02.md" not in found
 
 
 LOGSEQ_PAGE = """title:: Query Sprint/Week one
