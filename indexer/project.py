@@ -1,7 +1,8 @@
 """`vq init`'s judgement: look at a project folder and propose vaults, each with a reason.
 
 The build's own stat walk (``vq.core.walk.discover``: no file is read except the
-first line of ``.vault`` notes, to spot frontmatter), which honours
+first line of ``.vault`` notes, to spot frontmatter, and a notes app's settings),
+which honours
 ``.gitignore`` and skips hidden, vendored and generated folders, then a few
 plain rules:
 
@@ -13,7 +14,9 @@ plain rules:
   vault instead);
 - PDFs and other documents are a ``docs`` vault;
 - docs translated into languages the model does not read are left out
-  (``vq.indexer.translations``), and the plan says so.
+  (``vq.indexer.translations``), and the plan says so;
+- so are the folders a notes app keeps among the notes: Obsidian's templates, Logseq's
+  settings and backups (``vq.indexer.note_apps``).
 
 ``vq.indexer.estimate.size_plan`` then estimates the first build.
 
@@ -35,6 +38,7 @@ import pathspec
 from vq.core import filetypes, paths
 from vq.core.settings import DEFAULT_MODEL, Vault
 from vq.core.walk import UNCAPPED, discover
+from vq.indexer.note_apps import app_folders
 from vq.indexer.translations import Translations, find_translations, model_languages
 
 VAULT_DIR = ".vault"
@@ -152,6 +156,7 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL) -> Plan:
     if doc_globs:
         plan.vaults.append(_documents_proposal(scan, taken))
     _leave_out_translations(plan, scan)
+    _leave_out_app_folders(plan)
     return plan
 
 
@@ -330,6 +335,28 @@ def _leave_out_translations(plan: Plan, scan: Scan) -> None:
             "a multilingual model keeps them (docs/init-doctor.md)")
         plan.vaults[:] = [_without(v, tree, scan.pages) for v in plan.vaults]
     _drop_translation_only(plan, scan)
+
+
+def _leave_out_app_folders(plan: Plan) -> None:
+    """Exclude what a notes app keeps among the notes (``vq.indexer.note_apps``) from
+    every vault that would walk it, and say so."""
+    app, folders = app_folders(plan.root)
+    left_out = []
+    for found in folders:
+        before = list(plan.vaults)
+        plan.vaults[:] = [_excluding(v, found.folder) for v in plan.vaults]
+        if plan.vaults != before:
+            left_out.append(f"{found.folder}/ ({found.why})")
+    if left_out:
+        plan.notes.append(f"{app}: left out {'; '.join(left_out)}")
+
+
+def _excluding(vault: Proposal, folder: str) -> Proposal:
+    """``vault`` with ``folder`` (relative to the project root) excluded where it holds it."""
+    base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
+    if not (folder + "/").startswith(base) or _covered(vault.exclude, folder[len(base):]):
+        return vault
+    return replace(vault, exclude=(*vault.exclude, f"/{folder[len(base):]}/"))
 
 
 def _drop_translation_only(plan: Plan, scan: Scan) -> None:

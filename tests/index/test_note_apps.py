@@ -1,0 +1,69 @@
+"""`vq init` on an Obsidian vault or a Logseq graph leaves out what the app keeps among
+the notes: templates, settings, backup copies of pages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import write_tree
+from vq.indexer.note_apps import MAX_SETTINGS_BYTES, app_folders
+from vq.indexer.project import inspect_project
+
+NOTE = "# Weekly review\n\nEvery Friday, review the active projects.\n"
+TEMPLATE = "---\ndate: {{date}}\n---\n# {{title}}\n\n## Review\n\n<% tp.file.cursor() %>\n"
+
+
+@pytest.fixture
+def obsidian(tmp_path):
+    root = tmp_path / "vault"
+    write_tree(root, {"Review.md": NOTE, "Projects/Garden.md": "# Garden\n\nBeds.\n",
+                      "Meta/Templates/Daily.md": TEMPLATE, "Tpl/Meeting.md": TEMPLATE,
+                      ".obsidian/templates.json": json.dumps({"folder": "Meta/Templates/"}),
+                      ".obsidian/plugins/templater-obsidian/data.json":
+                          json.dumps({"templates_folder": "Tpl", "trigger_on_file_creation": 1})})
+    return root
+
+
+def test_an_obsidian_vaults_templates_are_left_out(obsidian):
+    plan = inspect_project(obsidian)
+    [notes] = [v for v in plan.vaults if v.kind == "notes"]
+    assert {"/Meta/Templates/", "/Tpl/"} <= set(notes.exclude)
+    assert any(n.startswith("Obsidian vault: left out Meta/Templates/ (templates") and
+               "Tpl/" in n for n in plan.notes)
+
+
+@pytest.mark.parametrize("settings", [
+    json.dumps({"folder": "../outside"}), json.dumps({"folder": 3}), "{not json",
+    json.dumps({"folder": "Tpl", "pad": "x" * MAX_SETTINGS_BYTES}), json.dumps({"folder": "Nope"}),
+])
+def test_odd_obsidian_settings_propose_nothing(tmp_path, settings):
+    write_tree(tmp_path / "v", {"a.md": NOTE, "Tpl/t.md": TEMPLATE,
+                                ".obsidian/templates.json": settings})
+    assert app_folders(tmp_path / "v") == ("Obsidian vault", [])
+
+
+def test_a_logseq_graphs_settings_and_backups_are_left_out(tmp_path):
+    root = tmp_path / "graph"
+    write_tree(root, {"pages/Garden.md": "- # Garden\n\t- Beds.\n",
+                      "journals/2024_01_15.md": "- Planted beds.\n",
+                      "logseq/config.edn": "{:preferred-format :markdown}\n",
+                      "logseq/bak/pages/Garden/2024-01-15T10_00_00.000Z.Desktop.md":
+                          "- # Garden\n\t- Beds.\n"})
+    plan = inspect_project(root)
+    assert all("/logseq/" in v.exclude for v in plan.vaults)
+    assert any(n.startswith("Logseq graph: left out logseq/") for n in plan.notes)
+
+
+@pytest.mark.model
+def test_init_then_build_never_indexes_the_templates(obsidian, cli, monkeypatch):
+    """The real path: `vq init` writes the config, `vq build` reads it; a search for the
+    template's words finds the notes, never the template."""
+    monkeypatch.chdir(obsidian)
+    assert cli("init", str(obsidian), "--no-estimate").exit_code == 0
+    built = cli("--config", obsidian / ".vq.yaml", "build", "--no-progress")
+    assert built.exit_code == 0, built.output
+    found = cli("--config", obsidian / ".vq.yaml", "search", "--json", "-n", "10", "review")
+    paths = {h["path"] for h in json.loads(found.stdout)}
+    assert "Review.md" in paths and not any("Tpl" in p or "Templates" in p for p in paths)
