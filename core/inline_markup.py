@@ -1,8 +1,9 @@
 """Inline markup as a reader sees it rendered, per format: a link shows its text.
 
-Breadcrumbs (written by the readers) and snippets (shown by every search surface)
-both need it, so it lives below both sides. Only what is shown: the indexed text
-keeps the source lines as written, so ranking never depends on this module.
+Snippets (shown by every search surface) render each line with it, and the AsciiDoc
+and Org readers their breadcrumbs, so it lives below both sides. A chunk's text keeps
+its source lines as written: only breadcrumbs carry what this module renders into
+the index.
 
 * Markdown (and what is extracted to it: HTML, notebooks, hook output): ``[text](url)``
   and ``![alt](src)`` show their text; Obsidian's ``[[Note#Heading|alias]]`` its alias,

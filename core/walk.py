@@ -231,6 +231,9 @@ def admit(entry: FileEntry, cap: SizeCap, hooked: frozenset[str], out: Discovery
     if not is_utf8_name(entry.path):  # no table, JSON or SQL filter can hold it
         out.problems.append(Problem(entry.vault, entry.path, NOT_UTF8_NAME))
         return
+    if entry.size <= min(cap.text, cap.document):  # most files: no reader to look up
+        out.files.append(entry)
+        return
     limit, setting = cap.bound(entry.path, hooked)
     if entry.size > limit:
         out.problems.append(Problem(entry.vault, entry.path,
