@@ -18,6 +18,9 @@ SNIPPET_CHARS = 240
 # whole lines, and one line can be megabytes (a minified bundle); MCP ``get`` reads the
 # rest by lines when it is really wanted.
 TEXT_CHARS = 32_000
+# A line is rendered from this many characters at most: a snippet shows 240, and one
+# line of a Markdown page can be a megabyte (an inline base64 image).
+RENDER_CHARS = 4_000
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 # Lines that open or close a block, never shown as text: a Markdown fence, Org's
 # #+begin_src / #+end_src, AsciiDoc's block attribute lines ([source,ruby], [NOTE]).
@@ -63,7 +66,7 @@ def _body_lines(text: str, handler: str | None) -> list[str]:
         heading |= {i - 1 for i in heading if i and raw[i - 1] and ADORNMENT.match(raw[i])
                     and not _FENCE.match(raw[i])}  # a closing fence underlines no title
     code = _fenced(raw)  # what a fence holds is shown as written: `![[x]]` there is syntax
-    body = [ln if i in code else rendered(ln, handler).strip()
+    body = [ln if i in code else rendered(ln[:RENDER_CHARS], handler).strip()
             for i, ln in enumerate(raw) if ln and i not in heading]
     return [ln for ln in body if ln] or [strip_heading_attrs(ln) for ln in raw if ln]
 

@@ -38,7 +38,7 @@ import yaml
 
 from vq.core import filetypes, yaml_bounds
 from vq.core.attr_list import strip_attr_list
-from vq.core.inline_markup import CODE_SPAN
+from vq.core.inline_markup import without_code
 from vq.indexer.handlers.base import (
     Chunk,
     Document,
@@ -354,7 +354,7 @@ def inline_tags(lines: Sequence[str], start: int, fences: Sequence[Span]) -> lis
     for i in range(start, len(lines)):
         if inside[i] or "#" not in lines[i] or _LINK_DEFINITION.match(lines[i]):
             continue
-        for tag in _INLINE_TAG.findall(CODE_SPAN.sub(" ", lines[i])):
+        for tag in _INLINE_TAG.findall(without_code(lines[i])):
             found.append(tag.rstrip("/-"))
             if len(found) >= MAX_INLINE_TAGS:
                 return found

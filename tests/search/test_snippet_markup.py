@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import build_and_search
-from vq.core.inline_markup import asciidoc_text, markdown_text, org_text
+from vq.core.inline_markup import asciidoc_text, code_spans, markdown_text, org_text
+from vq.indexer.handlers.base import Limits
+from vq.indexer.handlers.markdown import markdown_handler
 from vq.query.output import snippet
 
 
@@ -80,3 +82,23 @@ def test_a_logseq_block_reference_is_not_shown():
     assert markdown_text("skim our [beginner resources](((63bc6201-53b1-47a4-834f-83934b69ad49)))"
                          " and ((6018cc98-67a8-4eb2-bfd7-2affe517a7c7)) first") == \
         "skim our beginner resources and first"
+
+
+@pytest.mark.parametrize(("line", "spans"), [
+    ("a `b` c", [(2, 5)]),
+    ("``a ` b`` and `c`", [(0, 9), (14, 17)]),
+    ("``` not closed ` here", []),
+    ("`one` ``two`` `three`", [(0, 5), (6, 13), (14, 21)]),
+])
+def test_code_spans_close_on_a_run_of_as_many_backticks(line, spans):
+    assert code_spans(line) == spans
+
+
+def test_lines_of_backticks_and_tags_are_read_in_one_pass():
+    """A code-span regex with a backreference took minutes on one line of 20,000
+    backticks (every run length tried against the rest of the line, at every start)."""
+    line = "#start " + "`" * 20_000 + " #end"
+    assert code_spans(line) == []
+    doc = markdown_handler(line + "\n" + "`a` #tag " * 50_000 + "\n", "hostile.md", Limits())
+    assert doc.tags == ("start", "end", "tag")
+    assert snippet(line, "end", path="a.md").startswith("#start ```")
