@@ -58,7 +58,7 @@ LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
                     "emacs-lisp": "elisp", "common-lisp": "lisp", "racket": "scheme"}
 
 # Handlers that take the file's bytes, not decoded text: their format says how to decode.
-BINARY_HANDLERS = frozenset({"pdf", "html", "notebook"})
+BINARY_HANDLERS = frozenset({"pdf", "html", "notebook", "canvas"})
 HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(TEXT_EXTENSIONS, "text"),
     **dict.fromkeys(LANGUAGE_BY_EXTENSION, "code"),
@@ -67,7 +67,7 @@ HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(ASCIIDOC_EXTENSIONS, "asciidoc"),
     **dict.fromkeys(ORG_EXTENSIONS, "org"),
     **dict.fromkeys(LATEX_EXTENSIONS, "latex"),
-    ".pdf": "pdf", ".html": "html", ".htm": "html", ".ipynb": "notebook",
+    ".pdf": "pdf", ".html": "html", ".htm": "html", ".ipynb": "notebook", ".canvas": "canvas",
 }
 HANDLER_BY_FILENAME: dict[str, str] = {
     **dict.fromkeys(TEXT_FILENAMES, "text"),

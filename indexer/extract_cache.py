@@ -33,13 +33,14 @@ from vq.core.trust import require_trusted
 from vq.core.walk import FileEntry
 from vq.indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
 from vq.indexer.handlers.base import file_stem
+from vq.indexer.handlers.canvas import canvas_document, extract_canvas
 from vq.indexer.handlers.html import extract_html, markdown_document
 from vq.indexer.handlers.notebook import extract_notebook
 from vq.indexer.handlers.pdf import extract_pdf, pdf_document
 from vq.indexer.hooks import hook_name, hook_text_of
 from vq.indexer.reading import Unreadable, decode
 
-EXTRACTOR_VERSION = 1  # bump when PDF, HTML or notebook extraction output changes
+EXTRACTOR_VERSION = 1  # bump when PDF, HTML, notebook or canvas extraction output changes
 CACHE_DIR = "extract-cache"
 PRUNE_AFTER_DAYS = 90
 MINIFIED_AVERAGE_LINE = 200  # characters per non-blank line
@@ -137,7 +138,7 @@ class FileChunker:
         try:
             if isinstance(handler, str) or name in BINARY_HANDLERS:
                 return self._document(self._extract(name, handler, data, digest, entry),
-                                      entry.path)
+                                      entry.path, name)
             text = decode(data)
             reason = skip_reason(text) if name == "code" else ""
             if reason:
@@ -169,14 +170,21 @@ class FileChunker:
         if name == "notebook":
             return f"notebook/{EXTRACTOR_VERSION}", lambda: Extracted(
                 "", (bounded(extract_notebook(data), max_chars),))
+        if name == "canvas":
+            return f"canvas/{EXTRACTOR_VERSION}", lambda: Extracted(
+                "", (bounded(extract_canvas(data), max_chars),))
         return f"html/{EXTRACTOR_VERSION}", lambda: Extracted(
             *_one_page(extract_html(data), max_chars))
 
-    def _document(self, value: Extracted, relpath: str) -> Document:
+    def _document(self, value: Extracted, relpath: str, name: str) -> Document:
+        """The chunks of extracted text; a canvas is titled by its file name here, not in
+        the cache (files of equal content share an entry)."""
         if value.paged:
             return pdf_document(value.title, value.pages, relpath, self.limits, value.sections)
-        return markdown_document(value.pages[0] if value.pages else "", relpath, self.limits,
-                                 value.title)
+        text = value.pages[0] if value.pages else ""
+        if name == "canvas":
+            return canvas_document(text, relpath, self.limits)
+        return markdown_document(text, relpath, self.limits, value.title)
 
 
 def skip_reason(text: str) -> str:

@@ -5,7 +5,7 @@ The walker claims files by name with the core table (so `vq status --check` and
 `vq doctor` agree with the build without importing a chunker); this module only
 maps each handler name to its function. Adding a format means an entry in the
 core table and, for a new handler name, one here. Handlers named in
-``BINARY_HANDLERS`` (PDF, HTML, notebooks) take the file's bytes instead of decoded text.
+``BINARY_HANDLERS`` (PDF, HTML, notebooks, canvases) take the file's bytes, not decoded text.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from vq.core.filetypes import BINARY_HANDLERS, HANDLED_EXTENSIONS, handler_name
 from vq.indexer.handlers.asciidoc import asciidoc_handler
 from vq.indexer.handlers.base import Chunk, Document, Handler, HandlerError, Limits
+from vq.indexer.handlers.canvas import canvas_handler
 from vq.indexer.handlers.code import code_handler
 from vq.indexer.handlers.html import html_handler
 from vq.indexer.handlers.latex import latex_handler
@@ -52,6 +53,7 @@ HANDLERS: dict[str, Handler | BinaryHandler] = {
     "pdf": pdf_handler,
     "html": html_handler,
     "notebook": notebook_handler,
+    "canvas": canvas_handler,
 }
 
 

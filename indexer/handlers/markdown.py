@@ -92,8 +92,9 @@ class _Section:
     heading_only: bool  # nothing but its heading line: merges into the next section
 
 
-def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
-    """Chunk a markdown note by heading sections; see the module docstring."""
+def markdown_handler(text: str, relpath: str, limits: Limits, title: str = "") -> Document:
+    """Chunk a markdown note by heading sections; see the module docstring. ``title``:
+    the page's title whatever its text says (a canvas: its file name)."""
     lines = split_lines(text)
     body_start, meta = _frontmatter(lines)
     meta = meta or page_properties(lines, body_start)
@@ -104,7 +105,7 @@ def markdown_handler(text: str, relpath: str, limits: Limits) -> Document:
     if visible != lines:
         lines = visible
         headings, fences = _scan(lines, body_start)
-    title = _title(meta, headings) or file_stem(relpath).replace("___", "/")
+    title = title or _title(meta, headings) or file_stem(relpath).replace("___", "/")
     sections = heading_sections(lines, body_start, headings, title)
     chunks = section_chunks(lines, sections, fences, limits)
     aliases = meta_aliases(meta)
