@@ -135,13 +135,16 @@ class VqService:
         since: Annotated[str | None, Field(
             description="Only notes dated or modified since YYYY-MM-DD or an age like "
                         "90m, 30d, 2w, 6mo (m is minutes, mo is months).")] = None,
+        tags: Annotated[list[str] | None, Field(
+            description="Only notes with one of these tags (frontmatter tags, or #tag in "
+                        "the text), e.g. ['project/garden'].")] = None,
         full_text: Annotated[bool, Field(
             description="Include each hit's full chunk text, not just the snippet.")] = False,
     ) -> dict[str, Any]:
         self._check_vaults(vaults or [])
         filters = Filters(vaults=tuple(vaults or ()), kinds=tuple(kinds or ()),
                           paths=tuple(paths or ()), exclude_paths=tuple(exclude_paths or ()),
-                          since=since)
+                          since=since, tags=tuple(tags or ()))
         requested = method or self.settings.search.method
         with self._lock:
             res = self._run(Query(query, requested, k, filters))

@@ -83,6 +83,7 @@ def test_tools_over_stdio(built, config_file, vault, tmp_path):
             "search", {"query": "E4711", "method": "lexical", "vaults": ["notes"]})
         out["filtered"] = await client.call_tool(
             "search", {"query": "storage", "paths": ["adr/**"], "kinds": ["notes"]})
+        out["tagged"] = await client.call_tool("search", {"query": "traffic", "tags": ["OPS"]})
         out["status"] = await client.call_tool("status", {"check": True})
         hit = out["hybrid"].structured_content["hits"][0]
         out["hit"] = hit
@@ -112,6 +113,9 @@ def test_tools_over_stdio(built, config_file, vault, tmp_path):
     assert lexical["method"] == "lexical" and lexical["hits"][0]["path"] == "errors.md"
     filtered = out["filtered"].structured_content["hits"]
     assert filtered and all(h["path"].startswith("adr/") for h in filtered)
+    tagged = out["tagged"].structured_content
+    assert {h["path"] for h in tagged["hits"]} == {"deploy.md"}
+    assert tagged["filters"]["tags"] == ["OPS"]
 
     status = out["status"].structured_content
     (notes,) = status["vaults"]
