@@ -67,3 +67,19 @@ def test_init_then_build_never_indexes_the_templates(obsidian, cli, monkeypatch)
     found = cli("--config", obsidian / ".vq.yaml", "search", "--json", "-n", "10", "review")
     paths = {h["path"] for h in json.loads(found.stdout)}
     assert "Review.md" in paths and not any("Tpl" in p or "Templates" in p for p in paths)
+
+
+def test_vault_add_leaves_out_a_logseq_graphs_backups_unless_told(tmp_path, cli):
+    from vq.core.settings import load_settings
+
+    root = tmp_path / "graph"
+    write_tree(root, {"pages/Garden.md": "- # Garden\n", "logseq/config.edn": "{}\n",
+                      "logseq/bak/pages/Garden.md": "- # Garden\n"})
+    cfg = tmp_path / "vq.yaml"
+    cfg.write_text(f"index_dir: {tmp_path / 'index'}\n", encoding="utf-8")
+    added = cli("--config", cfg, "vault", "add", "graph", root)
+    assert added.exit_code == 0 and "leaving out logseq/" in added.stderr
+    assert load_settings(str(cfg)).vaults[0].exclude == ("/logseq/",)
+    cli("--config", cfg, "vault", "remove", "graph")
+    assert cli("--config", cfg, "vault", "add", "graph", root, "--exclude", "x/").exit_code == 0
+    assert load_settings(str(cfg)).vaults[0].exclude == ("x/",)

@@ -37,7 +37,10 @@ def vault() -> None:
 @click.pass_context
 def add(ctx: click.Context, vault_id: str, path: str, include: tuple[str, ...],
         exclude: tuple[str, ...], kind: str, force: bool) -> None:
-    """Add a vault: vq vault add notes ~/notes --exclude 'archive/**'."""
+    """Add a vault: vq vault add notes ~/notes --exclude 'archive/**'.
+
+    An Obsidian vault's templates and a Logseq graph's logseq/ folder are excluded
+    unless --exclude is given (as `vq init` does)."""
     from vq.core.configedit import add_vault
     from vq.core.vault_roots import check_vault_root
 
@@ -45,8 +48,22 @@ def add(ctx: click.Context, vault_id: str, path: str, include: tuple[str, ...],
     if warning:
         click.echo(f"warning: {warning}", err=True)
     target = _config_path(ctx)
+    if not exclude:
+        exclude = _app_excludes(Path(path).expanduser())
     add_vault(target, vault_id, path, include, exclude, kind)
     click.echo(f"added vault {vault_id!r} to {target}; run `vq build` to index it", err=True)
+
+
+def _app_excludes(root: Path) -> tuple[str, ...]:
+    """What a notes app keeps among the notes at ``root`` (``vq.indexer.note_apps``),
+    as excludes, said on stderr."""
+    from vq.indexer.note_apps import app_folders
+
+    app, folders = app_folders(root)
+    for found in folders:
+        click.echo(f"note: {app}: leaving out {found.folder}/ ({found.why}); "
+                   "give --exclude to choose yourself", err=True)
+    return tuple(f"/{found.folder}/" for found in folders)
 
 
 @vault.command("remove")
