@@ -17,9 +17,11 @@ uses 1-based inclusive line numbers.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Any
 
 Span = tuple[int, int]
 
@@ -68,6 +70,21 @@ class HandlerError(Exception):
 
 
 Handler = Callable[[str, str, Limits], Document]
+
+
+def load_json(data: bytes, what: str, fix: str) -> Any:
+    """``data`` parsed, or the one-line error a broken ``what`` (a notebook, a canvas)
+    gets, saying ``fix``; nesting deep enough to overflow the parser is broken too."""
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise HandlerError(f"not {what} (invalid JSON: {str(exc)[:80]}); {fix}") from None
+
+
+def join_blocks(blocks: Iterable[str]) -> str:
+    """Markdown blocks extracted from another format, blank ones left out, a blank line
+    between the others."""
+    return "\n\n".join(b for b in blocks if b.strip()) + "\n"
 
 
 def split_lines(text: str) -> list[str]:

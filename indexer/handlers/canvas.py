@@ -14,10 +14,16 @@ text, as for notebooks.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from vq.indexer.handlers.base import Document, HandlerError, Limits, file_stem
+from vq.indexer.handlers.base import (
+    Document,
+    HandlerError,
+    Limits,
+    file_stem,
+    join_blocks,
+    load_json,
+)
 from vq.indexer.handlers.markdown import markdown_handler
 
 
@@ -34,17 +40,13 @@ def canvas_document(text: str, relpath: str, limits: Limits) -> Document:
 
 def extract_canvas(data: bytes) -> str:
     """The canvas's cards as one Markdown text, in reading order."""
-    try:
-        canvas = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise HandlerError(f"not a JSON Canvas (invalid JSON: {str(exc)[:80]}); open and save "
-                           "it again in Obsidian, or exclude it") from None
+    canvas = load_json(data, "a JSON Canvas", "open and save it again in Obsidian, or exclude it")
     nodes = canvas.get("nodes") if isinstance(canvas, dict) else None
     if not isinstance(nodes, list):
         raise HandlerError("not a JSON Canvas (no node list); exclude it")
     cards = sorted((n for n in nodes if isinstance(n, dict)), key=_position)
     blocks = [_render(card) for card in cards]
-    return "\n\n".join(b for b in blocks if b.strip()) + "\n"
+    return join_blocks(blocks)
 
 
 def _position(card: dict) -> tuple[float, float]:

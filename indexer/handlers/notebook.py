@@ -15,10 +15,9 @@ library's ``json``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from vq.indexer.handlers.base import Document, HandlerError, Limits
+from vq.indexer.handlers.base import Document, HandlerError, Limits, join_blocks, load_json
 from vq.indexer.handlers.html import fence, markdown_document
 
 
@@ -29,17 +28,13 @@ def notebook_handler(data: bytes, relpath: str, limits: Limits) -> Document:
 
 def extract_notebook(data: bytes) -> str:
     """The notebook's cells as one Markdown text."""
-    try:
-        notebook = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise HandlerError(f"not a Jupyter notebook (invalid JSON: {str(exc)[:80]}); save it "
-                           "again from Jupyter, or exclude it") from None
+    notebook = load_json(data, "a Jupyter notebook", "save it again from Jupyter, or exclude it")
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise HandlerError("not an nbformat 4 notebook (no cell list); convert it with "
                            "`jupyter nbconvert --to notebook`, or exclude it")
     language = _language(notebook.get("metadata"))
     blocks = [_render(cell, language) for cell in notebook["cells"] if isinstance(cell, dict)]
-    return "\n\n".join(b for b in blocks if b.strip()) + "\n"
+    return join_blocks(blocks)
 
 
 def _language(metadata: Any) -> str:
