@@ -10,6 +10,8 @@ on the note's first chunk, so a search by any of its names finds the note; a
 Hugo ``aliases:`` list of old URLs (``/engine/misc/``) is not names and is left out.
 A note without a frontmatter date is dated by its file name when that starts with
 one (``2024-01-15.md``, a daily note; ``2024-01-15-launch.md``, a Jekyll post).
+An Excalidraw drawing (frontmatter ``excalidraw-plugin``) keeps its text elements and
+loses the scene data only the plugin reads.
 Outliners (Logseq) are read as their outline: a heading in a list item is a section
 nested by its bullet's depth, a fence may open in a list item, the ``key:: value``
 lines that open a page are its properties (read as frontmatter), and Logseq's hidden
@@ -75,6 +77,11 @@ MAX_INLINE_TAGS = 100
 # possessive, so a tag is never cut short to dodge the closing bracket.
 _INLINE_TAG = re.compile(r"(?:^|(?<=\s))#((?:[^\W\d_]|[\d_/-]++[^\W\d_])[\w/-]*+)(?![)\]])")
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:")  # [name]: #anchor
+_DRAWING = re.compile(r"^#{1,6}[ \t]+(?:Drawing|Embedded Files)[ \t]*$")
+_PLUGIN_HEADING = re.compile(r"^#{1,6}[ \t]+(?:Excalidraw Data|Text Elements|Element Links)"
+                             r"[ \t]*$")
+_EXCALIDRAW_BANNER = re.compile(r"^==⚠.*EXCALIDRAW VIEW")
+_ELEMENT_ID = re.compile(r"[ \t]+\^[A-Za-z0-9_-]{6,}[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -98,6 +105,8 @@ def markdown_handler(text: str, relpath: str, limits: Limits, title: str = "") -
     lines = split_lines(text)
     body_start, meta = _frontmatter(lines)
     meta = meta or page_properties(lines, body_start)
+    if "excalidraw-plugin" in meta:
+        lines = hide_drawing(lines, body_start)
     headings, fences = _scan(lines, body_start)
     visible = hide_properties(hide_comments(lines, fences, body_start), fences, body_start)
     if filetypes.suffix(relpath) == ".mdx":
@@ -105,7 +114,7 @@ def markdown_handler(text: str, relpath: str, limits: Limits, title: str = "") -
     if visible != lines:
         lines = visible
         headings, fences = _scan(lines, body_start)
-    title = title or _title(meta, headings) or file_stem(relpath).replace("___", "/")
+    title = title or _title(meta, headings) or _stem_title(relpath)
     sections = heading_sections(lines, body_start, headings, title)
     chunks = section_chunks(lines, sections, fences, limits)
     aliases = meta_aliases(meta)
@@ -245,6 +254,32 @@ def hide_comments(lines: Sequence[str], fences: Sequence[Span], start: int = 0,
 def fences(lines: Sequence[str]) -> list[Span]:
     """The fenced code blocks of ``lines``: spans a later split should keep whole."""
     return _scan(lines, 0)[1]
+
+
+def hide_drawing(lines: Sequence[str], start: int) -> list[str]:
+    """An Excalidraw drawing (Obsidian's ``*.excalidraw.md``) less what only the plugin
+    reads: from ``## Embedded Files`` or ``## Drawing`` to the end (file hashes, and the
+    scene as JSON or compressed to base64: 95% of the file), the "Switch to EXCALIDRAW
+    VIEW" banner, the plugin's own headings, ``%%`` markers and each text element's
+    ``^id``. Its text elements stay, under the drawing's name: what the drawing says."""
+    out = list(lines)
+    for i in range(start, len(out)):
+        if _DRAWING.match(out[i]):
+            out[i:] = [""] * (len(out) - i)
+            break
+        if _EXCALIDRAW_BANNER.match(out[i]) or _PLUGIN_HEADING.match(out[i]) or \
+                out[i].strip() == "%%":
+            out[i] = ""
+        else:
+            out[i] = _ELEMENT_ID.sub("", out[i])
+    return out
+
+
+def _stem_title(relpath: str) -> str:
+    """The title a file's name gives: Logseq's ``a___b.md`` reads ``a/b``, an Excalidraw
+    drawing's ``plan.excalidraw.md`` reads ``plan``."""
+    stem = file_stem(relpath).replace("___", "/")
+    return stem.removesuffix(".excalidraw") or stem
 
 
 def page_properties(lines: Sequence[str], start: int) -> dict[str, Any]:

@@ -441,3 +441,56 @@ def test_a_new_revision_of_the_markdown_reader_re_reads_its_pages_once(settings,
     assert "Query Sprint/Week one > About this sprint > Why queries?" in crumbs()
     assert not plan_for(settings, open_for(settings))[0].stale
     assert locked_build(settings).files_changed == 0
+
+
+EXCALIDRAW = """---
+
+excalidraw-plugin: parsed
+tags: [excalidraw]
+
+---
+==⚠  Switch to EXCALIDRAW VIEW in the MORE OPTIONS menu of this document. ⚠== You can
+decompress Drawing data with the command palette.
+
+
+# Excalidraw Data
+
+## Text Elements
+Container runtime talks to the kernel ^dXE45Wv8
+
+cgroups and namespaces ^PbHALNxe
+
+## Element Links
+PbHALNxe: [[Namespaces]]
+
+## Embedded Files
+8f3e2a: [[kernel.png]]
+
+%%
+## Drawing
+```compressed-json
+""" + "N4KAkARALgngDgUwgLgAQQ4DYhAYwKYB2AJhAJ4DOAzAF2QKZRlTgjOYAdHAGsCh3gAxAGYAIg" * 40 + """
+```
+%%
+"""
+
+
+def test_an_excalidraw_drawing_is_its_text_elements_under_its_name() -> None:
+    doc = markdown_handler(EXCALIDRAW, "diagrams/runtime.excalidraw.md", Limits())
+    assert doc.title == "runtime" and doc.tags == ("excalidraw",)
+    text = "\n".join(c.text for c in doc.chunks)
+    assert "Container runtime talks to the kernel" in text and "[[Namespaces]]" in text
+    for noise in ("N4KAk", "EXCALIDRAW VIEW", "^dXE45Wv8", "kernel.png", "Text Elements", "%%"):
+        assert noise not in text
+    assert {c.breadcrumb for c in doc.chunks} == {"runtime"}
+
+
+@pytest.mark.model
+def test_a_drawing_is_found_by_what_it_says(tmp_path, build, cli) -> None:
+    from tests.conftest import build_and_search
+
+    hits = build_and_search(tmp_path, build, cli, {"runtime.excalidraw.md": EXCALIDRAW},
+                            "notes", "--method", "lexical", "cgroups namespaces")
+    assert [(h["path"], h["breadcrumb"]) for h in hits] == [("runtime.excalidraw.md",
+                                                             "runtime")]
+    assert "N4KAk" not in hits[0]["snippet"]
