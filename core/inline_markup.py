@@ -28,7 +28,10 @@ from vq.core.attr_list import strip_bold
 _BACKTICKS = re.compile(r"`+")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
-_BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
+# Each pattern below is linear in its line: a run of spaces is tried once (lookbehind),
+# and a marker's text is bounded (MARKED), else a long line of openers went quadratic.
+MARKED = 200
+_BLOCK_ID = re.compile(r"(?<![ \t])[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
 _BLOCK_REF = re.compile(r"\(\([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\)\)")  # Logseq ((uuid))
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _SPACES = re.compile(r"[ \t]{2,}")  # what a removed reference leaves, a table's alignment
@@ -36,13 +39,14 @@ _CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?[ \t]*(.*)$")  # > [!warning]- Title
 
 _ADOC_ANCHOR = re.compile(r"\[\[[^\]]*\]\]|\[#[^\]]*\]")                 # [[id]], [#id]
 _ADOC_MACRO = re.compile(r"\b(?:xref|link|kbd|btn|menu|footnote|pass|https?)"
-                         r":{1,2}([^\s\[]*)\[([^\]]*)\]")
+                         rf":{{1,2}}([^\s\[]{{0,{MARKED}}})\[([^\]]{{0,{MARKED}}})\]")
 _ADOC_XREF = re.compile(r"<<([^<>,]+)(?:,[ \t]*([^<>]*))?>>")              # <<id,text>>
-_ADOC_QUOTED = re.compile(r"(?<![\w`*+])([`*+_#]{1,2})(?=\S)(.+?)(?<=\S)\1(?![\w`*+])")
+_ADOC_QUOTED = re.compile(rf"(?<![\w`*+])([`*+_#]{{1,2}})(?=\S)(.{{1,{MARKED}}}?)(?<=\S)\1"
+                          r"(?![\w`*+])")
 
 _ORG_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")              # [[target][description]]
-_ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])(\S(?:.*?\S)?)\1"
-                           r"(?=[\s.,:;!?'\")}\]]|$)")
+_ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])"
+                           rf"(\S(?:.{{0,{MARKED}}}?\S)?)\1(?=[\s.,:;!?'\")}}\]]|$)")
 
 
 def markdown_text(line: str) -> str:

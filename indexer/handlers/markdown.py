@@ -81,7 +81,7 @@ _DRAWING = re.compile(r"^#{1,6}[ \t]+(?:Drawing|Embedded Files)[ \t]*$")
 _PLUGIN_HEADING = re.compile(r"^#{1,6}[ \t]+(?:Excalidraw Data|Text Elements|Element Links)"
                              r"[ \t]*$")
 _EXCALIDRAW_BANNER = re.compile(r"^==⚠.*EXCALIDRAW VIEW")
-_ELEMENT_ID = re.compile(r"[ \t]+\^[A-Za-z0-9_-]{6,}[ \t]*$")
+_ELEMENT_ID = re.compile(r"(?<![ \t])[ \t]+\^[A-Za-z0-9_-]{6,}[ \t]*$")  # a run tried once
 
 
 @dataclass(frozen=True)

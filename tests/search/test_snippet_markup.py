@@ -102,3 +102,20 @@ def test_lines_of_backticks_and_tags_are_read_in_one_pass():
     doc = markdown_handler(line + "\n" + "`a` #tag " * 50_000 + "\n", "hostile.md", Limits())
     assert doc.tags == ("start", "end", "tag")
     assert snippet(line, "end", path="a.md").startswith("#start ```")
+
+
+def test_long_lines_of_markup_openers_are_read_in_one_pass():
+    """Unbounded lazy matches went quadratic on one long line of openers: an Org heading
+    of 200,000 characters of ``=a ``, an AsciiDoc title of ``*a `` or ``xref:a[``, and
+    an Excalidraw text element after a run of spaces each took minutes."""
+    from vq.indexer.handlers.asciidoc import asciidoc_handler
+    from vq.indexer.handlers.org import org_handler
+
+    org = org_handler("* " + "=a " * 70_000 + "\nbody\n", "n.org", Limits())
+    assert org.chunks[0].breadcrumb.startswith("n > =a =a")  # nothing closes: as written
+    for unit in ("*a ", "xref:a["):
+        adoc = asciidoc_handler("== " + unit * 50_000 + "\n\nbody\n", "n.adoc", Limits())
+        assert "body" in "\n".join(c.text for c in adoc.chunks)
+    drawing = "---\nexcalidraw-plugin: parsed\n---\nwords" + " " * 200_000 + "x ^dXE45Wv8\n"
+    assert "dXE45Wv8" not in markdown_handler(drawing, "d.excalidraw.md", Limits()).chunks[0].text
+    assert markdown_text("a" + " " * 100_000 + "b ^b15695") == "a b"
