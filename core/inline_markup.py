@@ -37,14 +37,14 @@ _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _SPACES = re.compile(r"[ \t]{2,}")  # what a removed reference leaves, a table's alignment
 _CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?[ \t]*(.*)$")  # > [!warning]- Title
 
-_ADOC_ANCHOR = re.compile(r"\[\[[^\]]*\]\]|\[#[^\]]*\]")                 # [[id]], [#id]
+_ADOC_ANCHOR = re.compile(r"\[\[[^\[\]]*\]\]|\[#[^\[\]]*\]")                 # [[id]], [#id]
 _ADOC_MACRO = re.compile(r"\b(?:xref|link|kbd|btn|menu|footnote|pass|https?)"
                          rf":{{1,2}}([^\s\[]{{0,{MARKED}}})\[([^\]]{{0,{MARKED}}})\]")
 _ADOC_XREF = re.compile(r"<<([^<>,]+)(?:,[ \t]*([^<>]*))?>>")              # <<id,text>>
 _ADOC_QUOTED = re.compile(rf"(?<![\w`*+])([`*+_#]{{1,2}})(?=\S)(.{{1,{MARKED}}}?)(?<=\S)\1"
                           r"(?![\w`*+])")
 
-_ORG_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")              # [[target][description]]
+_ORG_LINK = re.compile(r"\[\[([^\[\]]*)\](?:\[([^\[\]]*)\])?\]")  # [[target][text]]
 _ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])"
                            rf"(\S(?:.{{0,{MARKED}}}?\S)?)\1(?=[\s.,:;!?'\")}}\]]|$)")
 

@@ -465,10 +465,11 @@ def test_text_that_sends_the_parser_quadratic_goes_to_the_line_chunker() -> None
     """Lines of markup in a code file: tree-sitter's error recovery took 10.5 s on
     3,000 lines of `<!--` as Go (the step budget), 20 s on 6,000 lines of `/*` as
     Python (at the end of the file, past any callback: the punctuation run), and 45 s
-    on 2,000 lines of `<!--` as Ruby; 3,000 nested Ruby `def`s overflowed the tiler's
-    recursion. Each now goes to the line chunker, and every line is still indexed."""
+    on 2,000 lines of `<!--` as Ruby, minutes on one line of 100,000 `\\ ` as Ruby (the
+    long line); 3,000 nested Ruby `def`s overflowed the tiler's recursion. Each now goes
+    to the line chunker, and every line is still indexed."""
     cases = [("<!--\n" * 3000, "go"), ("/*\n" * 6000, "python"), ("<!--\n" * 6000, "ruby"),
-             ("def$<=\n" * 3000, "ruby")]
+             ("def$<=\n" * 3000, "ruby"), ("def f\nend\n" + "\\ " * 100_000 + "\n", "ruby")]
     for text, language in cases:
         lines = text.split("\n")
         assert treesitter.definitions(lines, language, Limits()) is None, (text[:6], language)

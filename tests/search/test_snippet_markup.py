@@ -105,15 +105,16 @@ def test_lines_of_backticks_and_tags_are_read_in_one_pass():
 
 
 def test_long_lines_of_markup_openers_are_read_in_one_pass():
-    """Unbounded lazy matches went quadratic on one long line of openers: an Org heading
-    of 200,000 characters of ``=a ``, an AsciiDoc title of ``*a `` or ``xref:a[``, and
-    an Excalidraw text element after a run of spaces each took minutes."""
+    """Unbounded matches went quadratic on one long line of openers: an Org heading of
+    200,000 characters of ``=a `` or ``[``, an AsciiDoc title of ``*a ``, ``xref:a[`` or
+    ``[``, and an Excalidraw text element after a run of spaces each took minutes."""
     from vq.indexer.handlers.asciidoc import asciidoc_handler
     from vq.indexer.handlers.org import org_handler
 
     org = org_handler("* " + "=a " * 70_000 + "\nbody\n", "n.org", Limits())
     assert org.chunks[0].breadcrumb.startswith("n > =a =a")  # nothing closes: as written
-    for unit in ("*a ", "xref:a["):
+    assert org_handler("* " + "[" * 100_000 + "\nbody\n", "n.org", Limits()).chunks
+    for unit in ("*a ", "xref:a[", "[", "[[a"):
         adoc = asciidoc_handler("== " + unit * 50_000 + "\n\nbody\n", "n.adoc", Limits())
         assert "body" in "\n".join(c.text for c in adoc.chunks)
     drawing = "---\nexcalidraw-plugin: parsed\n---\nwords" + " " * 200_000 + "x ^dXE45Wv8\n"
