@@ -81,6 +81,11 @@ def load_json(data: bytes, what: str, fix: str) -> Any:
         raise HandlerError(f"not {what} (invalid JSON: {str(exc)[:80]}); {fix}") from None
 
 
+def fence_lines(fences: Iterable[Span]) -> set[int]:
+    """The line numbers inside ``fences`` (spans of code a reader keeps as written)."""
+    return {i for a, b in fences for i in range(a, b)}
+
+
 def join_blocks(blocks: Iterable[str]) -> str:
     """Markdown blocks extracted from another format, blank ones left out, a blank line
     between the others."""

@@ -4,20 +4,14 @@ Sections follow ATX headings only (setext headings are plain text here). Code
 fences are tracked so that ``# comment`` in a shell snippet is never a heading,
 and a fence is never cut in half unless it alone exceeds ``max_chars``.
 Frontmatter feeds title, tags, date and aliases; it is never part of a chunk,
-and malformed frontmatter is ignored rather than failing the file. Aliases
-(Obsidian's ``aliases:``, the other names a note goes by) are embed-only context
-on the note's first chunk, so a search by any of its names finds the note; a
-Hugo ``aliases:`` list of old URLs (``/engine/misc/``) is not names and is left out.
-A note without a frontmatter date is dated by its file name when that starts with
-one (``2024-01-15.md``, a daily note; ``2024-01-15-launch.md``, a Jekyll post).
-An Excalidraw drawing (frontmatter ``excalidraw-plugin``) keeps its text elements and
-loses the scene data only the plugin reads.
-Outliners (Logseq) are read as their outline: a heading in a list item is a section
-nested by its bullet's depth, a fence may open in a list item, the ``key:: value``
-lines that open a page are its properties (read as frontmatter), and Logseq's hidden
-built-in properties (``id:: <uuid>``) are blanked.
-Tags written in the text as Obsidian does (``#project``, ``#area/health``: after a
-space or at a line's start, outside code, not all digits) join the frontmatter's. A heading's
+and malformed frontmatter is ignored rather than failing the file. Aliases are
+embed-only context on the note's first chunk, so a search by any of a note's names
+finds it. A note without a frontmatter date is dated by its file name when that
+starts with one (``2024-01-15.md``, a daily note; ``2024-01-15-launch.md``, a Jekyll
+post). A heading in a list item is a section nested by its bullet's depth, as an
+outliner (Logseq) writes every heading, and a fence may open in a list item. What
+notes apps add (Obsidian's aliases and ``#tags``, Logseq's properties, Excalidraw
+drawings) is read by ``vq.indexer.handlers.note_dialects``. A heading's
 attribute list (``## Install { #install }``, MkDocs ``attr_list``) is left out of
 breadcrumbs and titles; the chunk text keeps the line as written. HTML
 comments outside fences (``<!-- YAML added: v10.2.0 -->``, lint switches) are
@@ -40,28 +34,31 @@ import yaml
 
 from vq.core import filetypes, yaml_bounds
 from vq.core.attr_list import strip_attr_list
-from vq.core.inline_markup import without_code
 from vq.indexer.handlers.base import (
     Chunk,
     Document,
     Limits,
     Span,
+    fence_lines,
     file_stem,
     is_blank,
     make_chunk,
     split_lines,
     split_span,
 )
+from vq.indexer.handlers.note_dialects import (
+    hide_drawing,
+    hide_properties,
+    inline_tags,
+    meta_aliases,
+    page_properties,
+    stem_title,
+)
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 # A heading inside a list item (CommonMark reads ``- ## Setup`` so): how an outliner
 # (Logseq) writes every heading, bullets nested by tabs.
 _LIST_HEADING = re.compile(r"^([ \t]*)[-*+][ \t]+(#{1,6})[ \t]+(\S.*)$")
-# Logseq properties (``key:: value``): page properties open a page; the built-in block
-# properties Logseq never shows (ids, fold state, flashcard scheduling) are blanked.
-_PROPERTY = re.compile(r"^[ \t]*(?:-[ \t]+)?([A-Za-z][\w.-]*)::(?:[ \t]+(.*?))?[ \t]*$")
-_HIDDEN_PROPERTY = re.compile(r"^[ \t]*(?:id|collapsed|heading|background-color|ls-type"
-                              r"|hl-[\w-]+|card-[\w-]+|logseq\.[\w.-]+)::(?:[ \t].*)?$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE_OPEN = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(`{3,}|~{3,})(.*)$")  # also in a list item
 _FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
@@ -70,18 +67,6 @@ _DATE_KEYS = ("date", "updated", "created")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _ESM = re.compile(r"^(?:import|export)(?:[ \t{*]|$)")
-_ALIAS_KEYS = ("aliases", "alias")
-MAX_ALIASES, MAX_ALIAS_CHARS = 20, 100  # frontmatter is user text: bounded like the rest
-MAX_INLINE_TAGS = 100
-# After a space or at the start; holds a letter; not a link's target (``(#anchor)``):
-# possessive, so a tag is never cut short to dodge the closing bracket.
-_INLINE_TAG = re.compile(r"(?:^|(?<=\s))#((?:[^\W\d_]|[\d_/-]++[^\W\d_])[\w/-]*+)(?![)\]])")
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:")  # [name]: #anchor
-_DRAWING = re.compile(r"^#{1,6}[ \t]+(?:Drawing|Embedded Files)[ \t]*$")
-_PLUGIN_HEADING = re.compile(r"^#{1,6}[ \t]+(?:Excalidraw Data|Text Elements|Element Links)"
-                             r"[ \t]*$")
-_EXCALIDRAW_BANNER = re.compile(r"^==⚠.*EXCALIDRAW VIEW")
-_ELEMENT_ID = re.compile(r"(?<![ \t])[ \t]+\^[A-Za-z0-9_-]{6,}[ \t]*$")  # a run tried once
 
 
 @dataclass(frozen=True)
@@ -114,7 +99,7 @@ def markdown_handler(text: str, relpath: str, limits: Limits, title: str = "") -
     if visible != lines:
         lines = visible
         headings, fences = _scan(lines, body_start)
-    title = title or _title(meta, headings) or _stem_title(relpath)
+    title = title or _title(meta, headings) or stem_title(relpath)
     sections = heading_sections(lines, body_start, headings, title)
     chunks = section_chunks(lines, sections, fences, limits)
     aliases = meta_aliases(meta)
@@ -206,7 +191,7 @@ def hide_mdx(lines: Sequence[str], fences: Sequence[Span], start: int = 0) -> li
     ``import``/``export`` at the start of a line outside a fence, running to the next
     blank line, as MDX parses it) and JSX comments (``{/* ... */}``) blanked, line
     numbers kept: the rendered page shows neither."""
-    inside = {i for a, b in fences for i in range(a, b)}
+    inside = fence_lines(fences)
     out = list(lines)
     i = start
     while i < len(out):
@@ -254,62 +239,6 @@ def hide_comments(lines: Sequence[str], fences: Sequence[Span], start: int = 0,
 def fences(lines: Sequence[str]) -> list[Span]:
     """The fenced code blocks of ``lines``: spans a later split should keep whole."""
     return _scan(lines, 0)[1]
-
-
-def hide_drawing(lines: Sequence[str], start: int) -> list[str]:
-    """An Excalidraw drawing (Obsidian's ``*.excalidraw.md``) less what only the plugin
-    reads: from ``## Embedded Files`` or ``## Drawing`` to the end (file hashes, and the
-    scene as JSON or compressed to base64: 95% of the file), the "Switch to EXCALIDRAW
-    VIEW" banner, the plugin's own headings, ``%%`` markers and each text element's
-    ``^id``. Its text elements stay, under the drawing's name: what the drawing says."""
-    out = list(lines)
-    for i in range(start, len(out)):
-        if _DRAWING.match(out[i]):
-            out[i:] = [""] * (len(out) - i)
-            break
-        if _EXCALIDRAW_BANNER.match(out[i]) or _PLUGIN_HEADING.match(out[i]) or \
-                out[i].strip() == "%%":
-            out[i] = ""
-        else:
-            out[i] = _ELEMENT_ID.sub("", out[i])
-    return out
-
-
-def _stem_title(relpath: str) -> str:
-    """The title a file's name gives: Logseq's ``a___b.md`` reads ``a/b``, an Excalidraw
-    drawing's ``plan.excalidraw.md`` reads ``plan``."""
-    stem = file_stem(relpath).replace("___", "/")
-    return stem.removesuffix(".excalidraw") or stem
-
-
-def page_properties(lines: Sequence[str], start: int) -> dict[str, Any]:
-    """A Logseq page's properties (``title:: Query sprint``, ``alias:: GTD, [[Getting
-    Things Done]]``, ``tags:: a, b``): the ``key:: value`` lines that open the page,
-    read as frontmatter is. A list value is split at commas, link brackets dropped."""
-    meta: dict[str, Any] = {}
-    for line in lines[start:start + 50]:
-        if is_blank(line):
-            continue
-        found = _PROPERTY.match(line)
-        if found is None:
-            break
-        key, value = found.group(1).lower(), found.group(2) or ""
-        if key in ("alias", "aliases", "tags"):
-            meta[key] = [v.strip().strip("[]#").strip() for v in value.split(",")]
-        else:
-            meta.setdefault(key, value)
-    return meta
-
-
-def hide_properties(lines: Sequence[str], fences: Sequence[Span], start: int) -> list[str]:
-    """``lines`` with Logseq's hidden built-in properties (``id:: 6018cc98-…``,
-    ``collapsed:: true``, ``card-ease-factor:: 2.6``) blanked outside fences: the page
-    never shows them, and a UUID is only noise to BM25 and the model."""
-    if not any("::" in line for line in lines[start:]):
-        return list(lines)
-    inside = {i for a, b in fences for i in range(a, b)}
-    return [("" if i >= start and i not in inside and _HIDDEN_PROPERTY.match(line) else line)
-            for i, line in enumerate(lines)]
 
 
 def _title(meta: dict[str, Any], headings: Sequence[Heading]) -> str:
@@ -377,37 +306,6 @@ def meta_tags(value: object) -> tuple[str, ...]:
             if tag:
                 tags[tag] = None
     return tuple(tags)
-
-
-def inline_tags(lines: Sequence[str], start: int, fences: Sequence[Span]) -> list[str]:
-    """``#tags`` in the text outside fences and code spans, as Obsidian reads them: a
-    tag holds a letter (``#1984`` is no tag), follows a space or starts the line (so
-    ``C#``, ``page#anchor`` and a heading's ``# `` are not tags)."""
-    inside = [False] * len(lines)
-    for a, b in fences:
-        inside[a:b] = [True] * (b - a)
-    found: list[str] = []
-    for i in range(start, len(lines)):
-        if inside[i] or "#" not in lines[i] or _LINK_DEFINITION.match(lines[i]):
-            continue
-        for tag in _INLINE_TAG.findall(without_code(lines[i])):
-            found.append(tag.rstrip("/-"))
-            if len(found) >= MAX_INLINE_TAGS:
-                return found
-    return found
-
-
-def meta_aliases(meta: dict[str, Any]) -> tuple[str, ...]:
-    """The note's other names (``aliases: [GTD, Getting Things Done]``, or one string);
-    entries that are URL paths (Hugo's redirects) or not text are left out."""
-    value = next((meta[k] for k in _ALIAS_KEYS if k in meta), None)
-    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-    names: dict[str, None] = {}
-    for item in items[:MAX_ALIASES]:
-        name = " ".join(item.split())[:MAX_ALIAS_CHARS] if isinstance(item, str) else ""
-        if name and not name.startswith("/") and "://" not in name:
-            names[name] = None
-    return tuple(names)
 
 
 def meta_date(meta: dict[str, Any]) -> str | None:
