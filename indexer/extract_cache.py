@@ -40,6 +40,9 @@ from vq.indexer.handlers.pdf import extract_pdf, pdf_document
 from vq.indexer.hooks import hook_name, hook_text_of
 from vq.indexer.reading import Unreadable, decode
 
+# Binary readers whose extraction is one Markdown text without a title of its own.
+_TO_MARKDOWN: dict[str, Callable[[bytes], str]] = {"notebook": extract_notebook,
+                                                   "canvas": extract_canvas}
 EXTRACTOR_VERSION = 1  # bump when PDF, HTML, notebook or canvas extraction output changes
 CACHE_DIR = "extract-cache"
 PRUNE_AFTER_DAYS = 90
@@ -167,12 +170,10 @@ class FileChunker:
         if name == "pdf":
             return f"pdf/{EXTRACTOR_VERSION}", lambda: _pdf(data, *self.extract_bounds)
         max_chars = self.extract_bounds[1]
-        if name == "notebook":
-            return f"notebook/{EXTRACTOR_VERSION}", lambda: Extracted(
-                "", (bounded(extract_notebook(data), max_chars),))
-        if name == "canvas":
-            return f"canvas/{EXTRACTOR_VERSION}", lambda: Extracted(
-                "", (bounded(extract_canvas(data), max_chars),))
+        extract = _TO_MARKDOWN.get(name)
+        if extract is not None:
+            return f"{name}/{EXTRACTOR_VERSION}", lambda: Extracted(
+                "", (bounded(extract(data), max_chars),))
         return f"html/{EXTRACTOR_VERSION}", lambda: Extracted(
             *_one_page(extract_html(data), max_chars))
 
