@@ -1,6 +1,8 @@
 """Inline markup as a reader sees it rendered, per format: a link shows its text.
 
-Snippets (shown by every search surface) render each line with it, and the AsciiDoc
+It also knows which lines only open or close a block (a fence, ``#+begin_src``,
+``[source,ruby]``), which snippets leave out. Snippets (shown by every search
+surface) render each line with it, and the AsciiDoc
 and Org readers their breadcrumbs, so it lives below both sides. A chunk's text keeps
 its source lines as written: only breadcrumbs carry what this module renders into
 the index.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 
 from vq.core.attr_list import strip_bold
 
@@ -43,6 +46,14 @@ _ADOC_MACRO = re.compile(r"\b(?:xref|link|kbd|btn|menu|footnote|pass|https?)"
 _ADOC_XREF = re.compile(r"<<([^<>,]+)(?:,[ \t]*([^<>]*))?>>")              # <<id,text>>
 _ADOC_QUOTED = re.compile(rf"(?<![\w`*+])([`*+_#]{{1,2}})(?=\S)(.{{1,{MARKED}}}?)(?<=\S)\1"
                           r"(?![\w`*+])")
+
+# Lines that open or close a block, never shown as text: a Markdown fence, Org's
+# #+begin_src / #+end_src (Logseq writes them in Markdown too), AsciiDoc's block
+# attribute lines ([source,ruby], [NOTE]).
+_FENCE = re.compile(r"^(?:`{3,}|~{3,})")
+_ORG_BLOCK = re.compile(r"^#\+(?:begin|end)_\w", re.IGNORECASE)
+_BLOCK_MARKUP = {"org": _ORG_BLOCK, "asciidoc": re.compile(r"^\[[\w#.,=\" -]*\]$")}
+_MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}", re.IGNORECASE)
 
 _ORG_LINK = re.compile(r"\[\[([^\[\]]*)\](?:\[([^\[\]]*)\])?\]")  # [[target][text]]
 _ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])"
@@ -138,3 +149,25 @@ def rendered(line: str, handler: str | None) -> str:
     if handler in ("markdown", "html", "notebook", None):  # None: a hook's Markdown output
         return markdown_text(line)
     return line
+
+
+def is_fence(line: str) -> bool:
+    """A Markdown fence line (stripped): opens or closes a code block."""
+    return bool(_FENCE.match(line))
+
+
+def is_block_markup(line: str, handler: str | None) -> bool:
+    """A (stripped) line of ``handler``'s format that opens or closes a block: markup a
+    reader never sees as text."""
+    return bool(_BLOCK_MARKUP.get(handler or "", _MARKDOWN_BLOCK).match(line))
+
+
+def fenced(lines: Sequence[str]) -> set[int]:
+    """The lines between a fence's opening and closing lines (an unclosed one: to the end)."""
+    inside, opened = set(), False
+    for i, line in enumerate(lines):
+        if is_fence(line):
+            opened = not opened
+        elif opened:
+            inside.add(i)
+    return inside

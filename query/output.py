@@ -9,7 +9,7 @@ from typing import Any
 from vq.core.attr_list import ADORNMENT, is_heading_markup, strip_heading_attrs
 from vq.core.display import shown
 from vq.core.filetypes import handler_name
-from vq.core.inline_markup import rendered
+from vq.core.inline_markup import fenced, is_block_markup, is_fence, rendered
 from vq.query.collapse import names_definition
 from vq.query.search import Hit, Result
 
@@ -22,12 +22,6 @@ TEXT_CHARS = 32_000
 # line of a Markdown page can be a megabyte (an inline base64 image).
 RENDER_CHARS = 4_000
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
-# Lines that open or close a block, never shown as text: a Markdown fence, Org's
-# #+begin_src / #+end_src, AsciiDoc's block attribute lines ([source,ruby], [NOTE]).
-_FENCE = re.compile(r"^(?:`{3,}|~{3,})")
-_ORG_BLOCK = re.compile(r"^#\+(?:begin|end)_\w", re.IGNORECASE)  # Logseq writes them too
-_BLOCK_MARKUP = {"org": _ORG_BLOCK, "asciidoc": re.compile(r"^\[[\w#.,=\" -]*\]$")}
-_MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}", re.IGNORECASE)
 
 
 def terms(query: str) -> list[str]:
@@ -60,26 +54,15 @@ def _body_lines(text: str, handler: str | None) -> list[str]:
     RST titles they underline (in AsciiDoc a line of ``----`` delimits a block and
     underlines nothing), and block markup lines; all of them when nothing else is left."""
     raw = [ln.strip() for ln in text.splitlines()]
-    block = _BLOCK_MARKUP.get(handler or "", _MARKDOWN_BLOCK)
-    heading = {i for i, ln in enumerate(raw) if is_heading_markup(ln) or block.match(ln)}
+    heading = {i for i, ln in enumerate(raw)
+               if is_heading_markup(ln) or is_block_markup(ln, handler)}
     if handler != "asciidoc":
         heading |= {i - 1 for i in heading if i and raw[i - 1] and ADORNMENT.match(raw[i])
-                    and not _FENCE.match(raw[i])}  # a closing fence underlines no title
-    code = _fenced(raw)  # what a fence holds is shown as written: `![[x]]` there is syntax
+                    and not is_fence(raw[i])}  # a closing fence underlines no title
+    code = fenced(raw)  # what a fence holds is shown as written: `![[x]]` there is syntax
     body = [ln if i in code else rendered(ln[:RENDER_CHARS], handler).strip()
             for i, ln in enumerate(raw) if ln and i not in heading]
     return [ln for ln in body if ln] or [strip_heading_attrs(ln) for ln in raw if ln]
-
-
-def _fenced(lines: Sequence[str]) -> set[int]:
-    """The lines between a fence's opening and closing lines (an unclosed one: to the end)."""
-    inside, opened = set(), False
-    for i, line in enumerate(lines):
-        if _FENCE.match(line):
-            opened = not opened
-        elif opened:
-            inside.add(i)
-    return inside
 
 
 def code_lines(text: str, first: int, query: str, most: int = 4, width: int = 100,
