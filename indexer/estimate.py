@@ -8,9 +8,9 @@ those texts over a rate per device. The rates are constants, not a benchmark
 run at init time; docs/init-doctor.md says where each comes from and how to
 measure it again (``python -m bench.speed --sections throughput``).
 
-HTML pages and notebooks are sampled like text, each reader apart: their bytes
-are mostly markup and cell outputs, so a chunks-per-byte ratio holds only among
-files of one reader, and parsing one takes milliseconds. PDFs are counted, not
+HTML pages, notebooks and canvases are sampled like text, each reader apart: their
+bytes are mostly markup, cell outputs and JSON, so a chunks-per-byte ratio holds
+only among files of one reader, and parsing one takes milliseconds. PDFs are counted, not
 sampled: their text is only known once extracted, seconds a file, which is a
 build's work.
 """
@@ -120,9 +120,12 @@ def _sample_group(path: str, hooked: frozenset[str]) -> str | None:
     reader's name, None for a file counted unsampled (PDF, what a hook converts: a
     sample must not run a user's commands)."""
     claim = None if suffix(path) in hooked else handler_for(path)
-    if claim is None or claim[0] not in BINARY_HANDLERS:
-        return None if claim is None else "text"
-    return claim[0] if claim[0] in QUICK_EXTRACTION else None
+    if claim is None:
+        return None
+    name = claim[0]
+    if name not in BINARY_HANDLERS:
+        return "text"
+    return name if name in QUICK_EXTRACTION else None
 
 
 def texts_per_second(device: str) -> float:
