@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from vq.core.attr_list import strip_bold
 
@@ -66,13 +66,38 @@ def markdown_text(line: str) -> str:
     callout = _CALLOUT.match(line)
     if callout:  # Obsidian shows its title, else its type
         line = callout.group(2) or callout.group(1).capitalize() + ":"
-    parts = []
-    cursor = 0
+    if "((" in line:  # a Logseq block reference, first: it may be a link's target
+        line = _outside_code(line, lambda text: _BLOCK_REF.sub("", text))
+    line = _link_texts(line)
+    return _BLOCK_ID.sub("", _outside_code(line, _markdown_prose))
+
+
+def _outside_code(line: str, render: Callable[[str], str],
+                  code: Callable[[str], str] = str) -> str:
+    """``line`` with ``render`` applied to the text between its code spans (and ``code``
+    to each span)."""
+    parts, cursor = [], 0
     for start, end in code_spans(line):
-        parts += [_markdown_prose(line[cursor:start]), line[start:end]]
+        parts += [render(line[cursor:start]), code(line[start:end])]
         cursor = end
-    parts.append(_markdown_prose(line[cursor:]))
-    return _BLOCK_ID.sub("", "".join(parts))
+    parts.append(render(line[cursor:]))
+    return "".join(parts)
+
+
+def _link_texts(line: str) -> str:
+    """Each ``[text](url)`` whose brackets are outside code spans as its text, which may
+    hold code spans itself (``[`zod-to-json-schema`](https://…)``, common in docs); a
+    link written inside a code span is the syntax itself and stays."""
+    if "](" not in line:
+        return line
+    masked = list(line)
+    for start, end in code_spans(line):
+        masked[start:end] = "x" * (end - start)
+    parts, cursor = [], 0
+    for found in _LINK.finditer("".join(masked)):
+        parts += [line[cursor:found.start()], line[found.start(1):found.end(1)]]
+        cursor = found.end()
+    return "".join(parts) + line[cursor:] if parts else line
 
 
 def code_spans(line: str) -> list[tuple[int, int]]:
@@ -100,17 +125,12 @@ def code_spans(line: str) -> list[tuple[int, int]]:
 
 def without_code(line: str) -> str:
     """``line`` with its code spans blanked (a ``#tag`` in backticks is code)."""
-    parts, cursor = [], 0
-    for start, end in code_spans(line):
-        parts += [line[cursor:start], " "]
-        cursor = end
-    parts.append(line[cursor:])
-    return "".join(parts)
+    return _outside_code(line, str, code=lambda _: " ")
 
 
 def _markdown_prose(text: str) -> str:
-    text = _WIKILINK.sub(_wikilink_text, _BLOCK_REF.sub("", text))
-    return _SPACES.sub(" ", strip_bold(_LINK.sub(lambda m: m.group(1), text)))
+    text = _WIKILINK.sub(_wikilink_text, text)
+    return _SPACES.sub(" ", strip_bold(text))
 
 
 def _wikilink_text(found: re.Match[str]) -> str:

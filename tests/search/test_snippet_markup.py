@@ -24,6 +24,10 @@ from vq.query.output import snippet
     ("Call f(**kwargs) in a [link (with parens)](https://x.io/a_(b)).",
      "Call f(**kwargs) in a link (with parens)."),
     ("a ^ b and x^2", "a ^ b and x^2"),
+    ("- [`zod-to-json-schema`](https://github.com/x/zod-to-json-schema): Convert schemas",
+     "- `zod-to-json-schema`: Convert schemas"),
+    ("Write `[text](url)` for a link, or [`z.string()`](#strings).",
+     "Write `[text](url)` for a link, or `z.string()`."),
 ])
 def test_markdown_links_render_as_their_text(line, shown):
     assert markdown_text(line) == shown
