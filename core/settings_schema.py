@@ -29,6 +29,7 @@ DEVICES: tuple[str, ...] = get_args(Device)
 ENGINES: tuple[str, ...] = get_args(Engine)
 FUSIONS: tuple[str, ...] = get_args(Fusion)
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+MAX_DOCUMENT_BYTES = 50_000_000  # `vq init` reads PDFs within it before any config exists
 MAX_RESULTS = 1_000_000  # LanceDB's limit overflows its integer past ~4e9: a traceback
 
 
@@ -156,7 +157,7 @@ class Settings:
     write_batch_files: int = setting(400, doc="files per write batch of a build")
     vector_dtype: VectorDtype = setting("float16", doc="how vectors are stored")
     max_file_bytes: int = setting(5_000_000, min=1, doc="larger files are an error, not read")
-    max_document_bytes: int = setting(50_000_000, min=1, doc="the same for PDF, HTML, "
+    max_document_bytes: int = setting(MAX_DOCUMENT_BYTES, min=1, doc="the same for PDF, HTML, "
                                       "notebooks and hooked documents, whose bytes are "
                                       "mostly not text")
     lock_path: str | None = setting(None, doc="the build lock file (default: in index_dir)")

@@ -1,8 +1,8 @@
 """`vq init`'s judgement: look at a project folder and propose vaults, each with a reason.
 
 The build's own stat walk (``vq.core.walk.discover``: no file is read except the
-first line of ``.vault`` notes, to spot frontmatter, and a notes app's settings),
-which honours
+first line of ``.vault`` notes, to spot frontmatter, a notes app's settings and the
+first pages of PDFs, to spot drawings), which honours
 ``.gitignore`` and skips hidden, vendored and generated folders, then a few
 plain rules:
 
@@ -12,7 +12,9 @@ plain rules:
 - the source tree is one ``code`` vault at the root that excludes the folders
   above and generated folders (a folder with no code at all is one ``notes``
   vault instead);
-- PDFs and other documents are a ``docs`` vault;
+- PDFs and other documents are a ``docs`` vault, less PDFs with no text in their first
+  pages (a logo, a brand kit: ``vq.indexer.pdf_probe``), which would be an error at
+  every build;
 - docs translated into languages the model does not read are left out
   (``vq.indexer.translations``), and the plan says so;
 - so are the folders a notes app keeps among the notes: Obsidian's templates, Logseq's
@@ -37,8 +39,10 @@ import pathspec
 
 from vq.core import filetypes, paths
 from vq.core.settings import DEFAULT_MODEL, Vault
+from vq.core.settings_schema import MAX_DOCUMENT_BYTES
 from vq.core.walk import UNCAPPED, discover
 from vq.indexer.note_apps import app_folders
+from vq.indexer.pdf_probe import PAGES, probe_pdfs
 from vq.indexer.translations import Translations, find_translations, model_languages
 
 VAULT_DIR = ".vault"
@@ -101,6 +105,7 @@ class Scan:
     generated: list[str] = field(default_factory=list)  # rel dirs to exclude from code
     vendored: Counter = field(default_factory=Counter)
     pages: list[str] = field(default_factory=list)      # every prose page's path, from the root
+    pdfs: list[str] = field(default_factory=list)       # every PDF's path, from the root
 
     def folder(self, top: str) -> Folder:
         return self.folders.setdefault(top, Folder())
@@ -126,6 +131,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     model: str = DEFAULT_MODEL
     pin_model: bool = False        # write ``model:`` into the config (`vq init --model`)
+    max_document_bytes: int = MAX_DOCUMENT_BYTES  # PDFs larger are not looked into
     translations: list[Translations] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -135,12 +141,15 @@ class Plan:
                                   "left_out": list(t.left_out)} for t in self.translations]}
 
 
-def inspect_project(root: Path, model: str = DEFAULT_MODEL) -> Plan:
-    """The vaults vq proposes for ``root``, and why; reads nothing but names and stats.
-    ``model`` decides which languages of a translated docs tree are proposed."""
+def inspect_project(root: Path, model: str = DEFAULT_MODEL,
+                    max_document_bytes: int = MAX_DOCUMENT_BYTES) -> Plan:
+    """The vaults vq proposes for ``root``, and why; reads names and stats, and PDFs'
+    first pages. ``model`` decides which languages of a translated docs tree are
+    proposed; a PDF over ``max_document_bytes`` is not opened."""
     root = root.resolve()
     scan = scan_project(root)
-    plan = Plan(root, [], find_git_root(root), model=model)
+    plan = Plan(root, [], find_git_root(root), model=model,
+                max_document_bytes=max_document_bytes)
     taken: set[str] = set()
     if scan.has_vault_dir:
         plan.vaults.append(_vault_dir_proposal(scan, taken))
@@ -154,7 +163,8 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL) -> Plan:
     elif any(f.prose for f in scan.folders.values()) or not scan.has_vault_dir:
         plan.vaults.append(_root_notes_proposal(scan, doc_globs, taken))
     if doc_globs:
-        plan.vaults.append(_documents_proposal(scan, taken))
+        documents = _documents_proposal(scan, taken, _textless_pdfs(plan, scan))
+        plan.vaults.extend([documents] if documents else [])
     _leave_out_translations(plan, scan)
     _leave_out_app_folders(plan)
     return plan
@@ -209,6 +219,8 @@ def _count_file(scan: Scan, rel: str) -> None:
         scan.folder(top).code[language] += 1
     elif suffix in DOCUMENTS:
         scan.folder(top).documents[suffix] += 1
+        if suffix == ".pdf":
+            scan.pdfs.append(rel)
 
 
 def _scan_vault_dir(folder: Path, scan: Scan) -> None:
@@ -302,8 +314,44 @@ def _root_notes_proposal(scan: Scan, doc_globs: tuple[str, ...], taken: set[str]
     return Proposal(_unique(taken, "notes", scan.root.name), ".", "notes", why, exclude=exclude)
 
 
-def _documents_proposal(scan: Scan, taken: set[str]) -> Proposal:
+def _textless_pdfs(plan: Plan, scan: Scan) -> list[str]:
+    """The PDFs with no text in their first pages, said in a note (the other vaults keep
+    excluding every PDF: a document is the docs vault's, or no vault's)."""
+    probe = probe_pdfs(scan.root, scan.pdfs, plan.max_document_bytes)
+    if probe.unprobed:
+        plan.notes.append(f"{_n(probe.unprobed, 'PDF')} not looked into for text in time: "
+                          "proposed as documents")
+    if probe.textless:
+        where = sorted({_parent(p) + "/" if "/" in p else "./" for p in probe.textless})
+        shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more folders"
+                                         if len(where) > 3 else "")
+        plan.notes.append(f"left out {_n(len(probe.textless), 'PDF')} with no text in their "
+                          f"first {PAGES} pages ({shown}): drawings or scans; an OCR hook "
+                          "indexes scans (docs/documents-and-code.md)")
+    return list(probe.textless)
+
+
+def _without_pdfs(scan: Scan, textless: list[str]) -> list[str]:
+    """Excludes for ``textless``: a folder's PDFs as one glob when none of them has text."""
+    if not textless:
+        return []
+    left_out = Counter(_parent(p) for p in textless)
+    every = Counter(_parent(p) for p in scan.pdfs)
+    out = [f"/{f}/*.pdf" if f else "/*.pdf" for f, n in sorted(left_out.items()) if n == every[f]]
+    return out + [f"/{p}" for p in textless if left_out[_parent(p)] != every[_parent(p)]]
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _documents_proposal(scan: Scan, taken: set[str], textless: list[str]) -> Proposal | None:
+    """Every document, less the PDFs with no text; None when nothing is left."""
     counts = _documents(scan)
+    counts[".pdf"] -= len(textless)
+    counts = +counts  # drops what reached zero
+    if not counts:
+        return None
     listed = ", ".join(f"{ext} {n}" for ext, n in counts.most_common())
     why = f"documents: {_n(sum(counts.values()), 'file')} ({listed})"
     unread = sorted(ext for ext in counts if filetypes.handler_name("x" + ext) is None)
@@ -311,7 +359,7 @@ def _documents_proposal(scan: Scan, taken: set[str]) -> Proposal:
         why += (f"; this vq has no text extractor for {', '.join(unread)} yet: the vault is "
                 "ready for when it does")
     include = tuple(f"*{ext}" for ext in sorted(counts))
-    exclude = tuple(f"/{d}/" for d in scan.generated)
+    exclude = tuple(f"/{d}/" for d in scan.generated) + tuple(_without_pdfs(scan, textless))
     return Proposal(_unique(taken, "docs", "documents"), ".", "docs", why, include, exclude)
 
 

@@ -21,9 +21,10 @@ it for that file and goes on.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -58,21 +59,43 @@ def extract_pdf(data: bytes, max_page_chars: int = MAX_PAGE_CHARS, max_chars: in
     """(title, text of each page, outline section of each page); raises HandlerError."""
     from pypdf import PdfReader
 
-    try:
+    with _reading():
         reader = PdfReader(io.BytesIO(data))
         _unlock(reader)
         pages: list[str] = []
         budget = [CONTENT_PER_CHAR * max_chars, max_chars]  # content bytes, characters
         for number, page in enumerate(reader.pages, 1):
             pages.append(_bounded_page_text(page, number, max_page_chars, budget))
+    if not any(text.strip() for text in pages):
+        raise HandlerError("no extractable text (a drawing or a scanned PDF?); exclude it, "
+                           "or configure an OCR hook for .pdf to index a scan")
+    return _title(reader), pages, _sections(reader, len(pages))
+
+
+def has_text(data: bytes, pages: int) -> bool:
+    """Whether any of the first ``pages`` pages holds text, within the extraction's bounds
+    (``vq init`` asks, to leave out drawings and scans); raises HandlerError as
+    ``extract_pdf`` does for a file it cannot read."""
+    from pypdf import PdfReader
+
+    with _reading():
+        reader = PdfReader(io.BytesIO(data))
+        _unlock(reader)
+        budget = [CONTENT_PER_CHAR * MAX_CHARS, MAX_CHARS]
+        return any(_bounded_page_text(page, number, MAX_PAGE_CHARS, budget).strip()
+                   for number, page in enumerate(reader.pages[:pages], 1))
+
+
+@contextlib.contextmanager
+def _reading() -> Iterator[None]:
+    """Any failure of pypdf on a damaged file (it raises many types) is this file's
+    HandlerError."""
+    try:
+        yield
     except HandlerError:
         raise
-    except Exception as exc:  # noqa: BLE001 - pypdf raises many types for damaged files
+    except Exception as exc:  # noqa: BLE001
         raise HandlerError(f"cannot read PDF: {type(exc).__name__}: {exc}"[:300]) from None
-    if not any(text.strip() for text in pages):
-        raise HandlerError("no extractable text (a scanned PDF?); configure an OCR hook for "
-                           ".pdf to index it")
-    return _title(reader), pages, _sections(reader, len(pages))
 
 
 def pdf_document(title: str, pages: Sequence[str], relpath: str, limits: Limits,

@@ -239,3 +239,46 @@ def test_a_site_folder_of_markdown_pages_is_docs_and_one_of_html_is_output(tmp_p
     result = cli("init", mkdocs, "--no-estimate")
     assert result.exit_code == 0 and "site/ (generated)" in result.stdout
     assert set(_config(mkdocs)["vaults"]) == {"code"}
+
+
+def test_pdfs_with_no_text_are_not_proposed_and_the_build_has_no_error(tmp_path, cli, build):
+    """A logo in four colours is a drawing: proposed as a document it was an error at every
+    build. A folder of drawings is excluded as one glob; a scan beside a paper by name."""
+    from tests.index.test_documents import make_pdf
+
+    drawing, paper = make_pdf([[], []], outline=False), make_pdf([[], ["Rope care"]])
+    write_tree(tmp_path / "p", {"src/app.py": "def main():\n    pass\n"})
+    for rel, data in {"logo/Logo.pdf": drawing, "logo/Logo White.pdf": drawing,
+                      "papers/manual.pdf": paper, "papers/scan.pdf": drawing}.items():
+        (tmp_path / "p" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "p" / rel).write_bytes(data)
+    result = cli("init", tmp_path / "p")
+    assert result.exit_code == 0, result.output
+    assert "left out 3 PDFs with no text in their first 5 pages (logo/, papers/)" in result.stderr
+    vaults = _config(tmp_path / "p")["vaults"]
+    assert vaults["docs"]["include"] == ["*.pdf"]
+    assert vaults["docs"]["exclude"] == ["/logo/*.pdf", "/papers/scan.pdf"]
+    assert "*.pdf" in vaults["code"]["exclude"]
+    summary = build(load_settings(cwd=tmp_path / "p"))
+    assert summary.outcome == "ok" and summary.files_errored == 0, summary.problems
+    assert summary.files_seen == summary.files_new == 2  # app.py and the manual
+
+    for rel in ("papers/manual.pdf", "papers/scan.pdf"):
+        (tmp_path / "p" / rel).unlink()
+    plan = inspect_project(tmp_path / "p")
+    assert [v.kind for v in plan.vaults] == ["code"]  # nothing left to propose as documents
+    assert "*.pdf" in plan.vaults[0].exclude
+
+
+def test_the_pdf_probe_stops_at_its_time_budget(tmp_path):
+    """Init answers in seconds however many PDFs: what was not looked into stays proposed."""
+    from tests.index.test_documents import make_pdf
+    from vq.indexer.pdf_probe import probe_pdfs
+
+    for n in range(3):
+        (tmp_path / f"{n}.pdf").write_bytes(make_pdf([[]], outline=False))
+    ticks = iter(range(100))
+    probe = probe_pdfs(tmp_path, ["0.pdf", "1.pdf", "2.pdf"], 10**6, budget_s=2.5,
+                       clock=lambda: next(ticks))
+    assert probe.textless == ("0.pdf", "1.pdf") and probe.unprobed == 1
+    assert probe_pdfs(tmp_path, ["0.pdf"], 100).textless == ()  # over the size cap: not read

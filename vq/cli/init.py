@@ -42,7 +42,7 @@ def init(ctx: click.Context, directory: Path, global_: bool, force: bool, dry_ru
     .vault/ (ADRs, research, plans)  -> notes
     docs/ and other Markdown folders -> notes
     the source tree (.gitignore honoured, vendored/generated skipped) -> code
-    PDFs and other documents         -> docs
+    PDFs and other documents         -> docs (PDFs with no text left out)
     Docs translated into languages the model does not read (docs/<lang>/,
     i18n/<lang>/, page.<lang>.md) are left out; a multilingual model keeps
     them. The first build is estimated (files, chunks, minutes on this
@@ -54,7 +54,7 @@ def init(ctx: click.Context, directory: Path, global_: bool, force: bool, dry_ru
     from vq.indexer.project import config_target, inspect_project, write_config
 
     settings = _settings_in(ctx, directory, model)
-    plan = inspect_project(directory, settings.model)
+    plan = inspect_project(directory, settings.model, settings.max_document_bytes)
     plan.pin_model = model is not None
     target = config_target(plan.root, global_)
     result = write_config(plan, target, global_, force, dry_run)
