@@ -52,9 +52,12 @@ _SUFFIXED = re.compile(rf"\.([a-z]{{2}}(?:[-_](?:[a-z]{{2}}|[a-z]{{4}}))?)\.{_PA
 _REGION = r"[a-z]{2}[-_](?:[A-Z]{2}|[A-Z][a-z]{3})"  # zh-CN, pt_BR, zh-Hant: case as written
 _REGION_FOLDER = re.compile(rf"^{_REGION}$")
 _REGION_SUFFIXED = re.compile(rf"([_-])({_REGION})\.{_PAGE}$")
-# README-fr.adoc, attributes-de.adoc: a page named for a language by a bare code after a
-# hyphen, counted only when the same page exists in two languages (see _siblings)
-_CODE_SUFFIXED = re.compile(rf"^(.+?)([_-])([a-z]{{2}}(?:_[A-Z]{{2}})?)\.{_PAGE}$")
+# README-fr.adoc, attributes-de.adoc, README_ZH.md: a page named for a language by a bare
+# code after a hyphen or underscore, counted only when the same page exists in two
+# languages, or (a code in capitals) beside its original (see _siblings)
+_CODE_SUFFIXED = re.compile(rf"^(.+?)([_-])([a-z]{{2}}(?:_[A-Z]{{2}})?|[A-Z]{{2}})\.{_PAGE}$")
+# README_CN.md, README_JP.md: countries written for their language, as many projects do
+COUNTRY_AS_LANGUAGE = {"cn": "zh", "tw": "zh", "hk": "zh", "jp": "ja", "kr": "ko"}
 
 
 def model_languages(model: str) -> frozenset[str] | None:
@@ -136,19 +139,38 @@ def _children(pages: list[str], where: str) -> set[str]:
 
 
 def _siblings(pages: list[str]) -> list[tuple[str, str]]:
-    """(glob, code) per page named ``<stem>-<code>.<ext>`` (or ``_``) whose stem has that
-    form in at least two languages in its folder: ``README-fr.adoc`` beside
+    """(glob, language) per page named ``<stem>-<code>.<ext>`` (or ``_``) whose stem has
+    that form in at least two languages in its folder: ``README-fr.adoc`` beside
     ``README-de.adoc``. One such page alone (``intro-to.md``, ``what-is.md``) is a name,
-    not a language. Pages ``_suffix`` already read are left to it."""
+    not a language, unless its code is in capitals and its original is beside it
+    (``README_CN.md`` beside ``README.md``). Pages ``_suffix`` already read are left to it."""
     groups: dict[tuple[str, str, str, str], set[str]] = defaultdict(set)
+    originals: set[tuple[str, str, str, str]] = set()
+    present = {p.lower() for p in pages}
     for path in pages:
         folder, _, name = path.rpartition("/")
         match = _CODE_SUFFIXED.match(name)
-        if match and not _suffix(name)[0] and language_of(match.group(3)):
+        if match and not _suffix(name)[0] and _bare_language(match.group(3)):
             stem, sep, code, ext = match.groups()
-            groups[(folder, stem.lower(), sep, ext)].add(code)
-    return [(f"*{sep}{code}.{ext}", code) for (_, _, sep, ext), found in sorted(groups.items())
-            if len(found) >= 2 for code in sorted(found)]
+            key = (folder, stem.lower(), sep, ext)
+            groups[key].add(code)
+            original = f"{folder}/{stem}.{ext}" if folder else f"{stem}.{ext}"
+            if code.isupper() and original.lower() in present:
+                originals.add(key)
+    out = []
+    for key, found in sorted(groups.items()):
+        if len(found) >= 2 or key in originals:
+            _, _, sep, ext = key
+            out += [(f"*{sep}{code}.{ext}", _bare_language(code) or code) for code in sorted(found)]
+    return out
+
+
+def _bare_language(code: str) -> str | None:
+    """The language of a page's bare code: ``fr``, ``pt_BR``; in capitals also a country
+    many projects write for its language (``CN`` for Chinese)."""
+    if code.isupper():
+        code = COUNTRY_AS_LANGUAGE.get(code.lower(), code.lower())
+    return language_of(code)
 
 
 def _tree(where: str, langs: dict[str, int], reads: frozenset[str] | None) -> Translations:

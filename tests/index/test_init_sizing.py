@@ -136,6 +136,17 @@ def test_a_page_in_two_or_more_languages_by_a_bare_code_is_a_translation():
                              "m") == []
 
 
+def test_a_page_by_a_code_in_capitals_beside_its_original_is_a_translation():
+    """``README_ZH.md`` and ``README_KO.md`` (zod), ``README_CN.md`` beside ``README.md``:
+    capitals after an underscore, and a country written for its language (CN, JP)."""
+    [tree] = find_translations(["docs-v3/README_ZH.md", "docs-v3/README_KO.md",
+                                "README.md", "README_CN.md", "CONTRIBUTING_EN.md",
+                                "CONTRIBUTING.md", "docs/GUIDE_IT.md"], "all-MiniLM-L6-v2")
+    assert tree.files == {"*_CN.md": 1, "*_EN.md": 1, "*_KO.md": 1, "*_ZH.md": 1}
+    assert set(tree.left_out) == {"*_CN.md", "*_KO.md", "*_ZH.md"}  # English is read
+    assert find_translations(["README.md", "README_JP.md"], "multilingual-e5")[0].left_out == ()
+
+
 def test_estimate_counts_the_chunks_a_build_writes(framework, tmp_path, test_models):
     """The sample holds every file here, so the estimate is the build's own count."""
     from vq.jobs.runner import locked_build
