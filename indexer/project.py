@@ -8,7 +8,8 @@ plain rules:
 
 - ``.vault/`` (decision records: ADRs, research, plans) is a ``notes`` vault;
 - top-level Markdown folders (``docs/``, or any folder that is mostly Markdown)
-  are ``notes`` vaults;
+  are ``notes`` vaults, and so are a monorepo's docs below a code folder
+  (``packages/docs/content/``);
 - the source tree is one ``code`` vault at the root that excludes the folders
   above and generated folders (a folder with no code at all is one ``notes``
   vault instead);
@@ -61,6 +62,14 @@ GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
 # HTML to site/, while Hugo and Jekyll projects keep their Markdown pages in site/.
 # Such a folder is looked into, and kept as sources when it is mostly Markdown.
 SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
+# A monorepo keeps its docs below a code folder (zod: packages/docs/content/, 18 MDX
+# pages and a test of them): a folder there of at least this many prose pages, and three
+# times as many as code files, is a notes vault too, unless it is test data; a generic
+# name (content/) takes its parent's.
+NESTED_PROSE_PAGES = 5
+NOT_PROSE_DIRS = frozenset({"test", "tests", "testdata", "fixtures", "__fixtures__",
+                            "__snapshots__", "snapshots", "examples", "example"})
+GENERIC_DIRS = frozenset({"content", "pages", "src", "source"})
 MANY_LANGUAGES = 8  # a vault's reason names up to this many left-out languages, else counts
 # How ``vq init`` names each prose reader's pages (``filetypes.PROSE_HANDLERS``).
 PROSE_FORMATS = {"markdown": "Markdown", "rst": "RST", "asciidoc": "AsciiDoc", "org": "Org",
@@ -106,6 +115,7 @@ class Scan:
     vendored: Counter = field(default_factory=Counter)
     pages: list[str] = field(default_factory=list)      # every prose page's path, from the root
     pdfs: list[str] = field(default_factory=list)       # every PDF's path, from the root
+    code_in: Counter = field(default_factory=Counter)   # every folder -> code files below it
 
     def folder(self, top: str) -> Folder:
         return self.folders.setdefault(top, Folder())
@@ -157,6 +167,7 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL,
     code_files = sum(sum(f.code.values()) for top, f in scan.folders.items() if top not in prose)
     doc_globs = tuple(f"*{ext}" for ext in sorted(_documents(scan)))
     if code_files:
+        prose += _nested_prose_folders(scan, prose)
         for top in prose:
             plan.vaults.append(_prose_proposal(scan, top, doc_globs, taken))
         plan.vaults.append(_code_proposal(scan, prose, doc_globs, taken))
@@ -217,6 +228,7 @@ def _count_file(scan: Scan, rel: str) -> None:
         scan.pages.append(rel)
     elif language:
         scan.folder(top).code[language] += 1
+        scan.code_in.update(_ancestors(rel))
     elif suffix in DOCUMENTS:
         scan.folder(top).documents[suffix] += 1
         if suffix == ".pdf":
@@ -252,6 +264,28 @@ def _prose_folders(scan: Scan) -> list[str]:
     return out
 
 
+def _nested_prose_folders(scan: Scan, tops: list[str]) -> list[str]:
+    """Folders below a code folder that hold prose (``NESTED_PROSE_PAGES`` pages or more,
+    three times their code files), the outermost of each such tree."""
+    pages: Counter = Counter()
+    for page in scan.pages:
+        if page.split("/", 1)[0] not in tops:
+            pages.update(_ancestors(page)[1:])
+    chosen: list[str] = []
+    for folder in sorted(pages, key=lambda f: (f.count("/"), f)):
+        if (pages[folder] >= max(NESTED_PROSE_PAGES, 3 * scan.code_in[folder])
+                and not NOT_PROSE_DIRS.intersection(folder.lower().split("/"))
+                and not _inside(folder, chosen)):
+            chosen.append(folder)
+    return chosen
+
+
+def _ancestors(path: str) -> list[str]:
+    """``a/b/c.md`` -> ``["a", "a/b"]``: the folders holding it, outermost first."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
 def _documents(scan: Scan) -> Counter:
     total: Counter = Counter()
     for f in scan.folders.values():
@@ -281,9 +315,18 @@ def _vault_dir_proposal(scan: Scan, taken: set[str]) -> Proposal:
 
 def _prose_proposal(scan: Scan, top: str, doc_globs: tuple[str, ...], taken: set[str]
                     ) -> Proposal:
-    f = scan.folders[top]
+    f = scan.folders[top] if "/" not in top else _pages_in(scan, top)
     why = f"{f.prose_kind()} folder {top}/ ({f.prose_files()})"
-    return Proposal(_unique(taken, top, f"notes-{top}"), top, "notes", why, exclude=doc_globs)
+    parts = top.split("/")
+    name = parts[-2] if len(parts) > 1 and parts[-1].lower() in GENERIC_DIRS else parts[-1]
+    return Proposal(_unique(taken, name, f"notes-{name}"), top, "notes", why, exclude=doc_globs)
+
+
+def _pages_in(scan: Scan, folder: str) -> Folder:
+    """The prose pages below ``folder``, by format."""
+    formats = (PROSE_FORMATS.get(filetypes.handler_name(p) or "") for p in scan.pages
+               if _inside(p, [folder]))
+    return Folder(pages=Counter(f for f in formats if f))
 
 
 def _code_proposal(scan: Scan, prose: list[str], doc_globs: tuple[str, ...], taken: set[str]

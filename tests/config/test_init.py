@@ -282,3 +282,30 @@ def test_the_pdf_probe_stops_at_its_time_budget(tmp_path):
                        clock=lambda: next(ticks))
     assert probe.textless == ("0.pdf", "1.pdf") and probe.unprobed == 1
     assert probe_pdfs(tmp_path, ["0.pdf"], 100).textless == ()  # over the size cap: not read
+
+
+def test_a_monorepos_docs_below_a_code_folder_are_a_notes_vault(tmp_path, cli):
+    """zod keeps its docs in packages/docs/content/ (18 MDX pages and one test of them)
+    beside the docs site's own code: that folder is proposed, named for its parent; test
+    fixtures of Markdown are not docs."""
+    pages = {f"packages/docs/content/{n}.mdx": f"# Page {n}\n\nText.\n" for n in "abcdef"}
+    fixtures = {f"packages/core/tests/fixtures/{n}.md": "# Fixture\n" for n in "abcdef"}
+    write_tree(tmp_path / "p", {**pages, **fixtures,
+                                "packages/docs/content/api.test.ts": "test('x', () => {});\n",
+                                **{f"packages/docs/app/{n}.tsx": "export default function P() {}\n"
+                                   for n in ("page", "layout", "nav")},
+                                **{f"packages/core/src/{n}.ts": "export const z = 1;\n"
+                                   for n in range(20)}})
+    result = cli("init", tmp_path / "p")
+    assert result.exit_code == 0, result.output
+    vaults = _config(tmp_path / "p")["vaults"]
+    assert {k: v["path"] for k, v in vaults.items()} == {"docs": "packages/docs/content",
+                                                        "code": "."}
+    assert "/packages/docs/content/" in vaults["code"]["exclude"]
+    found = discover(load_settings(cwd=tmp_path / "p").vaults, SizeCap(10**6, 10**6))
+    by_vault = {}
+    for f in found.files:
+        by_vault.setdefault(f.vault, set()).add(f.path)
+    assert by_vault["docs"] == {f"{n}.mdx" for n in "abcdef"} | {"api.test.ts"}
+    assert "packages/core/tests/fixtures/a.md" in by_vault["code"]
+    assert not any(p.startswith("packages/docs/content/") for p in by_vault["code"])

@@ -40,7 +40,7 @@ def init(ctx: click.Context, directory: Path, global_: bool, force: bool, dry_ru
 
     \b
     .vault/ (ADRs, research, plans)  -> notes
-    docs/ and other Markdown folders -> notes
+    docs/ and other Markdown folders -> notes (packages/docs/ in a monorepo too)
     the source tree (.gitignore honoured, vendored/generated skipped) -> code
     PDFs and other documents         -> docs (PDFs with no text left out)
     Docs translated into languages the model does not read (docs/<lang>/,
