@@ -50,12 +50,7 @@ def _with_search(**keys: Any) -> Variant:
     return switch
 
 
-VARIANTS: dict[str, Variant] = {
-    "baseline": as_shipped,
-    # docs/decisions.md#six-set-weight: BM25's share one grid step each side of 0.4
-    "lexical-0.3": _with_search(lexical_weight=0.3),
-    "lexical-0.5": _with_search(lexical_weight=0.5),
-}
+VARIANTS: dict[str, Variant] = {"baseline": as_shipped}
 
 RECORD_BYTES = 4096  # docs/decisions.md#record-hits: a short file, about 1,024 tokens
 DEEPER = 30  # hits asked for before a hit unit collapses them to ten
