@@ -67,5 +67,11 @@ def clean_heading(heading: str) -> str:
 
 
 def strip_breadcrumb(breadcrumb: str) -> str:
-    """Each ``" > "`` part of a breadcrumb stored before headings were cleaned."""
-    return " > ".join(clean_heading(part) for part in breadcrumb.split(" > "))
+    """Each ``" > "`` part of a breadcrumb stored before headings were cleaned, and a part
+    said twice in a row once: a page whose title and first heading are the same words
+    (Docker's ``title: Deprecated Engine Features`` over ``# Deprecated Engine Features``)."""
+    parts: list[str] = []
+    for part in (clean_heading(p) for p in breadcrumb.split(" > ")):
+        if not parts or part.casefold() != parts[-1].casefold():
+            parts.append(part)
+    return " > ".join(parts)

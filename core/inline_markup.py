@@ -39,6 +39,13 @@ _BLOCK_REF = re.compile(r"\(\([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\)\)") 
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _SPACES = re.compile(r"[ \t]{2,}")  # what a removed reference leaves, a table's alignment
 _CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?[ \t]*(.*)$")  # > [!warning]- Title
+# Inline HTML that Markdown renders: the tags go, their text stays (an image shows its
+# alt text, a line break a space). Only these names: ``docker run <image>`` and an MDX
+# ``<Component>`` are words.
+_HTML_TAG = re.compile(r"</?(?:a|abbr|b|big|br|center|cite|code|del|details|dfn|div|em|font|"
+                       r"i|img|ins|kbd|mark|p|q|s|samp|small|span|strike|strong|sub|summary|"
+                       rf"sup|time|tt|u|var)(?:\s[^<>]{{0,{MARKED}}})?/?>", re.IGNORECASE)
+_ALT = re.compile(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
 _ADOC_ANCHOR = re.compile(r"\[\[[^\[\]]*\]\]|\[#[^\[\]]*\]")                 # [[id]], [#id]
 _ADOC_MACRO = re.compile(r"\b(?:xref|link|kbd|btn|menu|footnote|pass|https?)"
@@ -129,8 +136,19 @@ def without_code(line: str) -> str:
 
 
 def _markdown_prose(text: str) -> str:
+    if "<" in text:
+        text = _HTML_TAG.sub(_html_tag_text, text)
     text = _WIKILINK.sub(_wikilink_text, text)
     return _SPACES.sub(" ", strip_bold(text))
+
+
+def _html_tag_text(found: re.Match[str]) -> str:
+    """What a tag shows: an image its alt text, a line break a space, others nothing."""
+    tag = found.group(0)[1:4].lower()
+    if tag == "img":
+        alt = _ALT.search(found.group(0))
+        return (alt.group(1) or alt.group(2) or "") if alt else ""
+    return " " if tag.startswith("br") else ""
 
 
 def _wikilink_text(found: re.Match[str]) -> str:

@@ -3,7 +3,7 @@ titles and snippets leave them out, while the stored chunk text keeps the line a
 
 from __future__ import annotations
 
-from vq.core.attr_list import clean_heading, strip_attr_list
+from vq.core.attr_list import clean_heading, strip_attr_list, strip_breadcrumb
 from vq.indexer.handlers import Limits
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.query.output import snippet
@@ -65,6 +65,13 @@ def test_empty_anchors_and_bold_leave_headings_and_code_stays() -> None:
     for kept in ("Use <Component> props", "`**kwargs` and __init__", "f(**kw) or g(**kw)",
                  "a ** b ** c"):
         assert clean_heading(kept) == kept
+
+
+def test_a_breadcrumb_part_said_twice_in_a_row_is_shown_once() -> None:
+    """Docker's deprecated.md: ``# Deprecated Engine Features`` over a ``##`` of the same."""
+    assert strip_breadcrumb("Deprecated Engine Features > Deprecated engine features > "
+                            "Btrfs") == "Deprecated Engine Features > Btrfs"
+    assert strip_breadcrumb("Usage > Options > Usage") == "Usage > Options > Usage"
 
 
 def test_search_cleans_breadcrumbs_stored_by_an_older_chunker(

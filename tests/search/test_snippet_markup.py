@@ -28,6 +28,12 @@ from vq.query.output import snippet
      "- `zod-to-json-schema`: Convert schemas"),
     ("Write `[text](url)` for a link, or [`z.string()`](#strings).",
      "Write `[text](url)` for a link, or `z.string()`."),
+    ('Follow the <a href="https://docs.docker.com/install/" target="_blank">instructions</a>.',
+     "Follow the instructions."),
+    ("Press <kbd>Ctrl</kbd>+<KBD>C</KBD>,<br/>then <img src='x.png' alt='the chart'>.",
+     "Press Ctrl+C, then the chart."),
+    ("Run `<b>x</b>` as docker run <image> in a <Tabs> block.",
+     "Run `<b>x</b>` as docker run <image> in a <Tabs> block."),
 ])
 def test_markdown_links_render_as_their_text(line, shown):
     assert markdown_text(line) == shown
@@ -60,12 +66,14 @@ def test_block_markup_lines_are_not_snippet_text():
 @pytest.mark.model
 def test_a_search_shows_an_obsidian_note_as_it_reads(tmp_path, build, cli):
     """The real path: a built vault, `vq search --json`, the snippet as rendered."""
-    note = ("# Weekly review\n\nEvery Friday, review the [[Projects#Active|active projects]] "
-            "list and archive what is done. ^review-1\n")
+    note = ("# Weekly review\n\n## Weekly review\n\nEvery Friday, review the "
+            "[[Projects#Active|active projects]] <b>list</b> and archive what is done. "
+            "^review-1\n")
     hits = build_and_search(tmp_path, build, cli, {"review.md": note}, "notes",
                             "archive finished projects on friday")
     assert hits[0]["snippet"] == ("Every Friday, review the active projects list and "
                                   "archive what is done.")
+    assert hits[0]["breadcrumb"] == "Weekly review"  # said twice in a row: shown once
 
 
 def test_what_a_fence_holds_is_shown_as_written():
