@@ -9,7 +9,8 @@ are: an index inside a vault must not index itself.
 
 What is skipped and why is counted, never silent: dot entries, globs,
 ``.gitignore``, unclaimed extensions, vendored folders (``vendor/`` too in code
-vaults, where it means third-party sources), symlinks that leave the vault.
+vaults, where it means third-party sources), symlinks that leave the vault, and
+symlinks to a file the vault indexes anyway (the same text twice in every result).
 Extensions with a configured preprocessing hook are claimed like handled ones.
 Problems a user should fix (broken symlinks, unreadable folders, oversized
 files) are returned with the path and the reason.
@@ -219,7 +220,7 @@ def _discover(vaults: tuple[Vault, ...] | list[Vault], cap: SizeCap,
         if cache is not None:
             folders = cache.vault(vault.id, walker.fingerprint(cap),
                                   keep=network_fs(walker.top) is None)
-        for entry in walker.walk(folders):
+        for entry in walker.once_each(walker.walk(folders)):
             admit(entry, cap, hooked, out)
         same = same and folders is not None and folders.same
     out.same_as_cache = same
@@ -262,6 +263,26 @@ class Walker:
                      sorted(self.inside), cap, sorted(HANDLED_EXTENSIONS),
                      sorted(VENDORED_DIRS | CODE_VENDORED_DIRS), GENERATED_SUFFIXES,
                      sorted(GENERATED_NAMES)))
+
+    def once_each(self, entries: Iterator[FileEntry]) -> list[FileEntry]:
+        """``entries`` less the links to a file the vault indexes anyway (or that an
+        earlier link already brought in): zod's ``CLAUDE.md -> AGENTS.md`` was the same
+        text twice in every result list. Skipped and counted; a link whose target is not
+        walked (in a dot folder, excluded) is still indexed at its target."""
+        base = self.top + os.sep
+        found = list(entries)
+        linked = [e.location != base + e.path.replace("/", os.sep) for e in found]
+        if not any(linked):
+            return found
+        seen = {e.location for e, link in zip(found, linked, strict=True) if not link}
+        out = []
+        for entry, link in zip(found, linked, strict=True):
+            if link and entry.location in seen:
+                self.out.skipped["symlink to an indexed file"] += 1
+                continue
+            seen.add(entry.location)
+            out.append(entry)
+        return out
 
     def walk(self, cache: VaultCache | None, rel_dir: str = "",
              ignores: tuple[Ignore, ...] = ()) -> Iterator[FileEntry]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from vq.core.settings import Settings, Vault
 from vq.core.walk import (
     Discovery,
+    FileEntry,
     Ignore,
     SizeCap,
     Walker,
@@ -89,16 +90,30 @@ def stat_paths(vault: Vault, rels: Iterable[str], cap: SizeCap, out: Discovery,
         location = walker.top + os.sep + rel.replace("/", os.sep)
         if kind == "dir":
             scope.prefixes.add((vault.id, rel + "/"))
-            for found in walker.walk(None, rel, ignores):
-                admit(found, cap, hooked, out)
+            found = list(walker.walk(None, rel, ignores))
         elif not os.path.lexists(location):
             scope.prefixes.add((vault.id, rel + "/"))  # a deleted folder, or a file
+            found = []
         elif kind == "file":
             entry = walker.stat(location, rel, os.path.islink(location))
-            if entry is not None:
-                admit(entry, cap, hooked, out)
+            found = [] if entry is None else [entry]
         else:
             out.skipped[kind] += 1
+            found = []
+        for entry in found:
+            if _links_to_walked(walker, entry):
+                out.skipped["symlink to an indexed file"] += 1
+            else:
+                admit(entry, cap, hooked, out)
+
+
+def _links_to_walked(walker: Walker, entry: FileEntry) -> bool:
+    """A link whose target the walk indexes on its own: skipped, as the whole walk skips
+    it (``Walker.once_each``), so a watched vault and a swept one agree."""
+    if entry.location == walker.top + os.sep + entry.path.replace("/", os.sep):
+        return False
+    target = os.path.relpath(entry.location, walker.top).replace(os.sep, "/")
+    return classify_path(walker, target)[0] == "file"
 
 
 def discover_paths(settings: Settings, changed: Mapping[str, Iterable[str]]

@@ -227,3 +227,17 @@ def test_serve_and_schedule_start_the_watcher_unless_watch_is_off(settings):
     finally:
         halt()
     assert read_state(on.index_dir) is None
+
+
+def test_a_link_to_a_watched_file_is_not_indexed_twice(running, settings, vault):
+    """zod's CLAUDE.md -> AGENTS.md: the path build skips the link as the sweep does, so a
+    watched vault and a swept one agree (each hit once)."""
+    (vault / "AGENTS.md").write_text("# Agents\n\nRun the tests before a commit.\n")
+    (vault / "CLAUDE.md").symlink_to("AGENTS.md")
+    (vault / "zz-after.md").write_text("# After\n\nWritten after the link.\n")
+    poll(lambda: {"AGENTS.md", "zz-after.md"} <= manifest_paths(settings))
+    assert "CLAUDE.md" not in manifest_paths(settings)
+    assert any(b.skipped.get("symlink to an indexed file") for b in running.batches())
+    swept = locked_build(settings)
+    assert swept.files_new == swept.files_deleted == 0  # the sweep agrees
+    assert swept.skipped["symlink to an indexed file"] == 1

@@ -156,12 +156,23 @@ def test_a_file_that_grows_after_the_walk_is_not_read_past_what_the_walk_saw(
 
 
 def test_a_symlink_inside_the_vault_is_still_indexed_at_its_target(tmp_path, shared):
+    """A link to a file the walk does not index (a dot folder) is indexed at its target;
+    a link to one it does index (zod's CLAUDE.md -> AGENTS.md) would be every hit twice."""
+    from vq.query.search import Query, search
+
     root, _, cfg = shared
-    (root / "sub").mkdir()
-    (root / "sub" / "real.md").write_text("# Real\n\nThe pelican note.\n")
-    (root / "alias.md").symlink_to(root / "sub" / "real.md")
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / "real.md").write_text("# Real\n\nThe pelican note.\n")
+    (root / "alias.md").symlink_to(root / ".hidden" / "real.md")
+    (root / "AGENTS.md").write_text("# Agents\n\nRun the tests before a commit.\n")
+    (root / "CLAUDE.md").symlink_to("AGENTS.md")
+    (root / "twice.md").symlink_to(root / ".hidden" / "real.md")
     summary = locked_build(load_settings(str(cfg)))
-    assert summary.problems == [] and summary.files_new == 3
+    assert summary.problems == [] and summary.files_new == 3  # note.md, alias.md, AGENTS.md
+    assert summary.skipped["symlink to an indexed file"] == 2  # CLAUDE.md, twice.md
+    hits = search(load_settings(str(cfg)), Query("run the tests before a commit",
+                                                 method="lexical", limit=5)).hits
+    assert hits[0].path == "AGENTS.md" and "CLAUDE.md" not in [h.path for h in hits]
 
 
 def test_a_build_holding_the_lock_far_too_long_is_reported(tmp_path, shared, cli):
