@@ -253,6 +253,7 @@ class Walker:
         root = vault.path.resolve()
         self.root, self.top = root, str(root).rstrip(os.sep) or os.sep
         self.inside = frozenset(p for p in own if p.startswith(self.top + os.sep))
+        self.links: list[FileEntry] = []  # entries the walk reached through a symlink
         self.include = _spec(vault.include) if vault.include else None
         self.exclude = _spec(vault.exclude) if vault.exclude else None
 
@@ -269,18 +270,19 @@ class Walker:
         earlier link already brought in): zod's ``CLAUDE.md -> AGENTS.md`` was the same
         text twice in every result list. Skipped and counted; a link whose target is not
         walked (in a dot folder, excluded) is still indexed at its target."""
-        base = self.top + os.sep
         found = list(entries)
-        linked = [e.location != base + e.path.replace("/", os.sep) for e in found]
-        if not any(linked):
+        if not self.links:  # the usual case: one check, nothing built per file
             return found
-        seen = {e.location for e, link in zip(found, linked, strict=True) if not link}
+        links = {id(e) for e in self.links}
+        base = self.top + os.sep
+        seen = {base + e.path.replace("/", os.sep) for e in found if id(e) not in links}
         out = []
-        for entry, link in zip(found, linked, strict=True):
-            if link and entry.location in seen:
-                self.out.skipped["symlink to an indexed file"] += 1
-                continue
-            seen.add(entry.location)
+        for entry in found:
+            if id(entry) in links:
+                if entry.location in seen:
+                    self.out.skipped["symlink to an indexed file"] += 1
+                    continue
+                seen.add(str(entry.location))
             out.append(entry)
         return out
 
@@ -306,8 +308,10 @@ class Walker:
             fd = _open_dir(folder) if names else None
             try:
                 for name in names:
-                    entry = self.stat(folder + os.sep + name, prefix + name, name in links,
-                                      fd, name)
+                    is_link = name in links
+                    entry = self.stat(folder + os.sep + name, prefix + name, is_link, fd, name)
+                    if is_link and entry is not None:
+                        self.links.append(entry)
                     stats.extend((-1, -1) if entry is None else (entry.size, entry.mtime_ns))
                     if entry is not None:
                         yield entry
