@@ -1,4 +1,5 @@
-"""Folders a notes app keeps among the notes, which `vq init` leaves out of the vaults.
+"""Folders a notes or docs app keeps among the pages, which `vq init` (and `vq vault add`)
+leave out of the vaults.
 
 * **Obsidian** (a ``.obsidian/`` folder at the root): the templates folder that its core
   Templates plugin (``.obsidian/templates.json``: ``folder``) or the Templater plugin
@@ -7,6 +8,10 @@
   every query about a daily note or a meeting and answer none.
 * **Logseq** (``logseq/config.edn``): the ``logseq/`` folder, the app's settings and its
   ``bak/`` and ``version-files/`` copies of pages, which would answer every query twice.
+* **Docusaurus** (``versions.json`` beside ``versioned_docs/``, at the root or in a folder
+  of it such as ``website/``): ``versioned_docs/``, a copy of the docs for each released
+  version (``docusaurus docs:version`` writes it). Jest keeps three beside ``docs/``, so
+  every hit about an API came four times.
 
 The app's own settings files are read (JSON, bounded); a missing, unreadable or odd one
 proposes nothing. ``.obsidian/`` itself is a dot folder, which no walk enters.
@@ -14,12 +19,15 @@ proposes nothing. ``.obsidian/`` itself is a dot folder, which no walk enters.
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
 MAX_SETTINGS_BYTES = 1 << 20  # a plugin's settings file; more is not settings
+MAX_FOLDERS = 200  # folders of the root looked into for a docs site (a bounded listing)
 _TEMPLATE_SETTINGS = ((".obsidian/templates.json", "folder"),
                       (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"))
 
@@ -38,13 +46,31 @@ def app_folders(root: Path) -> tuple[str, list[AppFolder]]:
         return "Logseq graph", [AppFolder("logseq", "the app's settings and backup copies "
                                                     "of pages")]
     if not (root / ".obsidian").is_dir():
-        return "", []
+        return _docusaurus(root)
     found: dict[str, AppFolder] = {}
     for settings, key in _TEMPLATE_SETTINGS:
         folder = _folder_setting(root, settings, key)
         if folder and (root / folder).is_dir():
             found.setdefault(folder, AppFolder(folder, "templates: placeholders, not notes"))
     return "Obsidian vault", list(found.values())
+
+
+def _docusaurus(root: Path) -> tuple[str, list[AppFolder]]:
+    """A Docusaurus site's ``versioned_docs/``, at the root or one folder down."""
+    try:
+        with os.scandir(root) as listing:
+            sites = [root] + [Path(e.path) for e in itertools.islice(listing, MAX_FOLDERS)
+                              if e.is_dir(follow_symlinks=False) and e.name[:1] != "."]
+    except OSError:
+        return "", []
+    found = []
+    for site in sites:
+        versions = site / "versioned_docs"
+        if (site / "versions.json").is_file() and versions.is_dir():
+            count = sum(1 for v in versions.iterdir() if v.name.startswith("version-"))
+            found.append(AppFolder(versions.relative_to(root).as_posix(),
+                                   f"{count} released versions, each a copy of the docs"))
+    return ("Docusaurus site", found) if found else ("", [])
 
 
 def _folder_setting(root: Path, settings: str, key: str) -> str:

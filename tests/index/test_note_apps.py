@@ -83,3 +83,25 @@ def test_vault_add_leaves_out_a_logseq_graphs_backups_unless_told(tmp_path, cli)
     cli("--config", cfg, "vault", "remove", "graph")
     assert cli("--config", cfg, "vault", "add", "graph", root, "--exclude", "x/").exit_code == 0
     assert load_settings(str(cfg)).vaults[0].exclude == ("x/",)
+
+
+def test_a_docusaurus_sites_versioned_docs_are_left_out(tmp_path, cli):
+    """Jest keeps docs/ and website/versioned_docs/version-29.7/ … copies of it: each hit
+    about an API came four times. `vq init` and `vq vault add` leave the copies out."""
+    page = "# expect\n\nUse `expect` to test values.\n"
+    write_tree(tmp_path / "p", {"docs/ExpectAPI.md": page, "docs/GettingStarted.md": NOTE,
+                                "website/versions.json": '["30.0", "29.7"]',
+                                "website/versioned_docs/version-30.0/ExpectAPI.md": page,
+                                "website/versioned_docs/version-29.7/ExpectAPI.md": page,
+                                "website/blog/2024-01-01-jest-30.md": NOTE,
+                                **{f"packages/expect/src/{n}.ts": "export const x = 1;\n"
+                                   for n in range(8)}})
+    plan = inspect_project(tmp_path / "p")
+    website = next(v for v in plan.vaults if v.path == "website")
+    assert "/versioned_docs/" in website.exclude
+    assert "Docusaurus site: left out website/versioned_docs/ (2 released versions, each a " \
+        "copy of the docs)" in plan.notes
+    added = cli("--config", tmp_path / "vq.yaml", "vault", "add", "site", tmp_path / "p/website")
+    assert added.exit_code == 0, added.output
+    assert "leaving out versioned_docs/" in added.stderr
+    assert app_folders(tmp_path / "p" / "docs") == ("", [])
