@@ -60,7 +60,11 @@ _ADOC_QUOTED = re.compile(rf"(?<![\w`*+])([`*+_#]{{1,2}})(?=\S)(.{{1,{MARKED}}}?
 _FENCE = re.compile(r"^(?:`{3,}|~{3,})")
 _ORG_BLOCK = re.compile(r"^#\+(?:begin|end)_\w", re.IGNORECASE)
 _BLOCK_MARKUP = {"org": _ORG_BLOCK, "asciidoc": re.compile(r"^\[[\w#.,=\" -]*\]$")}
-_MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}", re.IGNORECASE)
+# Jekyll's {% raw %} / {% endraw %} (Docker's docs wrap Go templates in them): markup the
+# site never shows, on a line of its own or around the words it protects
+_LIQUID_RAW = re.compile(r"\{%-?[ \t]*(?:end)?raw[ \t]*-?%\}")
+_MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}|{_LIQUID_RAW.pattern}$",
+                             re.IGNORECASE)
 
 _ORG_LINK = re.compile(r"\[\[([^\[\]]*)\](?:\[([^\[\]]*)\])?\]")  # [[target][text]]
 _ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])"
@@ -76,6 +80,8 @@ def markdown_text(line: str) -> str:
     if "((" in line:  # a Logseq block reference, first: it may be a link's target
         line = _outside_code(line, lambda text: _BLOCK_REF.sub("", text))
     line = _link_texts(line)
+    if "{%" in line:
+        line = _outside_code(line, lambda text: _LIQUID_RAW.sub("", text))
     return _BLOCK_ID.sub("", _outside_code(line, _markdown_prose))
 
 

@@ -34,6 +34,8 @@ from vq.query.output import snippet
      "Press Ctrl+C, then the chart."),
     ("Run `<b>x</b>` as docker run <image> in a <Tabs> block.",
      "Run `<b>x</b>` as docker run <image> in a <Tabs> block."),
+    ("{% raw %}{{ log stream }}{% endraw %}, or write `{% raw %}` yourself",
+     "{{ log stream }}, or write `{% raw %}` yourself"),
 ])
 def test_markdown_links_render_as_their_text(line, shown):
     assert markdown_text(line) == shown
@@ -61,6 +63,8 @@ def test_block_markup_lines_are_not_snippet_text():
                    path="a.org") == '(doom-log "x")'
     assert snippet("Routing\n=======\n\nUse the route decorator.", "route", path="a.rst") == \
         "Use the route decorator."
+    assert snippet("{% raw %}\n$ docker ps --format '{{.ID}}'\n{%- endraw %}\n", "docker ps",
+                   path="a.md") == "$ docker ps --format '{{.ID}}'"  # Jekyll, as Docker's docs
 
 
 @pytest.mark.model
