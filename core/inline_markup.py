@@ -12,8 +12,10 @@ the index.
   else ``Note > Heading``, and ``![[embed]]`` the note it embeds; a Logseq block
   reference (``((6018cc98-…))``) shows nothing, as its link's text; a block id at the
   end of a line (``^b15695``), bold markers and blockquote markers are not shown, and
-  an Obsidian callout (``> [!warning] Title``) shows its title. Code spans are left
-  as written: ```[[Note]]``` in backticks is the syntax itself.
+  an Obsidian callout (``> [!warning] Title``) shows its title. Inline HTML shows its
+  text, a Hugo shortcode its ``text=`` argument (else nothing), and Jekyll's
+  ``{% raw %}`` markers nothing. Code spans are left as written: ```[[Note]]``` in
+  backticks is the syntax itself.
 * AsciiDoc: ``xref:a.adoc[Options]`` and the other macros show their text, ``<<id,text>>``
   its text, anchors (``[[id]]``, ``[#id]``) nothing, quoted text no markers.
 * Org: ``[[target][description]]`` shows its description (else its target), and
@@ -63,6 +65,12 @@ _BLOCK_MARKUP = {"org": _ORG_BLOCK, "asciidoc": re.compile(r"^\[[\w#.,=\" -]*\]$
 # Jekyll's {% raw %} / {% endraw %} (Docker's docs wrap Go templates in them): markup the
 # site never shows, on a line of its own or around the words it protects
 _LIQUID_RAW = re.compile(r"\{%-?[ \t]*(?:end)?raw[ \t]*-?%\}")
+# Hugo shortcodes: {{< note >}}, {{% /tab %}}, {{< glossary_tooltip text="Pods" term_id=
+# "pod" >}} (Kubernetes' docs, everywhere), [the guide]({{< ref "guide.md" >}}): a
+# shortcode shows its text= argument, else nothing (its output is not in the source)
+_SHORTCODE = re.compile(rf"\{{\{{[<%][ \t]*/?[ \t]*[\w./-]{{1,{MARKED}}}([^{{}}]{{0,{MARKED}}}?)"
+                        r"[ \t]*[>%]\}\}")
+_TEXT_ARG = re.compile(r"""\btext[ \t]*=[ \t]*(?:"([^"]*)"|'([^']*)')""")
 _MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}|{_LIQUID_RAW.pattern}$",
                              re.IGNORECASE)
 
@@ -77,12 +85,16 @@ def markdown_text(line: str) -> str:
     callout = _CALLOUT.match(line)
     if callout:  # Obsidian shows its title, else its type
         line = callout.group(2) or callout.group(1).capitalize() + ":"
-    if "((" in line:  # a Logseq block reference, first: it may be a link's target
-        line = _outside_code(line, lambda text: _BLOCK_REF.sub("", text))
+    if "((" in line or "{%" in line or "{{" in line:  # first: it may be a link's target
+        line = _outside_code(line, _without_templates)
     line = _link_texts(line)
-    if "{%" in line:
-        line = _outside_code(line, lambda text: _LIQUID_RAW.sub("", text))
     return _BLOCK_ID.sub("", _outside_code(line, _markdown_prose))
+
+
+def _without_templates(text: str) -> str:
+    """Logseq block references, Jekyll's raw markers and Hugo shortcodes as rendered."""
+    text = _LIQUID_RAW.sub("", _BLOCK_REF.sub("", text))
+    return _SHORTCODE.sub(_shortcode_text, text)
 
 
 def _outside_code(line: str, render: Callable[[str], str],
@@ -146,6 +158,11 @@ def _markdown_prose(text: str) -> str:
         text = _HTML_TAG.sub(_html_tag_text, text)
     text = _WIKILINK.sub(_wikilink_text, text)
     return _SPACES.sub(" ", strip_bold(text))
+
+
+def _shortcode_text(found: re.Match[str]) -> str:
+    text = _TEXT_ARG.search(found.group(1))
+    return (text.group(1) or text.group(2) or "") if text else ""
 
 
 def _html_tag_text(found: re.Match[str]) -> str:

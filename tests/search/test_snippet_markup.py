@@ -36,6 +36,9 @@ from vq.query.output import snippet
      "Run `<b>x</b>` as docker run <image> in a <Tabs> block."),
     ("{% raw %}{{ log stream }}{% endraw %}, or write `{% raw %}` yourself",
      "{{ log stream }}, or write `{% raw %}` yourself"),
+    ('A {{< glossary_tooltip text="Pod" term_id="pod" >}} runs; see [the guide]({{< ref '
+     '"docs/guide.md" >}}).{{< /note >}} {{% tab name="Linux" %}}Go: `{{ .Name }}`',
+     "A Pod runs; see the guide. Go: `{{ .Name }}`"),
 ])
 def test_markdown_links_render_as_their_text(line, shown):
     assert markdown_text(line) == shown
