@@ -12,7 +12,8 @@ the index.
   else ``Note > Heading``, and ``![[embed]]`` the note it embeds; a Logseq block
   reference (``((6018cc98-…))``) shows nothing, as its link's text; a block id at the
   end of a line (``^b15695``), bold markers and blockquote markers are not shown, and
-  an Obsidian callout (``> [!warning] Title``) shows its title. Inline HTML shows its
+  an Obsidian callout (``> [!warning] Title``) and an admonition (``:::tip Title``,
+  ``!!! note "Title"``) show their title. Inline HTML shows its
   text, a Hugo shortcode its ``text=`` argument (else nothing), and Jekyll's
   ``{% raw %}`` markers nothing. Code spans are left as written: ```[[Note]]``` in
   backticks is the syntax itself.
@@ -71,8 +72,16 @@ _LIQUID_RAW = re.compile(r"\{%-?[ \t]*(?:end)?raw[ \t]*-?%\}")
 _SHORTCODE = re.compile(rf"\{{\{{[<%][ \t]*/?[ \t]*[\w./-]{{1,{MARKED}}}([^{{}}]{{0,{MARKED}}}?)"
                         r"[ \t]*[>%]\}\}")
 _TEXT_ARG = re.compile(r"""\btext[ \t]*=[ \t]*(?:"([^"]*)"|'([^']*)')""")
-_MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}|{_LIQUID_RAW.pattern}$",
-                             re.IGNORECASE)
+# Admonitions: Docusaurus and VitePress ``:::tip Title`` ... ``:::``, MkDocs ``!!! note
+# "Title"`` (``???`` folded). The opening line shows its title, else its type, as an
+# Obsidian callout does; the closing ``:::`` is markup. mkdocstrings' ``::: httpx.Client``
+# names an API and stays.
+_ADMONITION = re.compile(r"^(?::{3,}[ \t]*|[!?]{3}\+?[ \t]+)(note|tip|info|warning|caution|"
+                         r"danger|important|details|success|question|failure|bug|example|"
+                         r"quote|abstract|hint|attention|error|seealso)\b[ \t]*"
+                         r"(?:\"([^\"]*)\"|(.*))$", re.IGNORECASE)
+_MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}|{_LIQUID_RAW.pattern}$"
+                             "|:{3,}[ \t]*$", re.IGNORECASE)
 
 _ORG_LINK = re.compile(r"\[\[([^\[\]]*)\](?:\[([^\[\]]*)\])?\]")  # [[target][text]]
 _ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])"
@@ -85,6 +94,10 @@ def markdown_text(line: str) -> str:
     callout = _CALLOUT.match(line)
     if callout:  # Obsidian shows its title, else its type
         line = callout.group(2) or callout.group(1).capitalize() + ":"
+    admonition = _ADMONITION.match(line)
+    if admonition:
+        line = (admonition.group(2) or admonition.group(3) or "").strip() \
+            or admonition.group(1).capitalize() + ":"
     if "((" in line or "{%" in line or "{{" in line:  # first: it may be a link's target
         line = _outside_code(line, _without_templates)
     line = _link_texts(line)

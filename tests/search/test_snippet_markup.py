@@ -39,6 +39,8 @@ from vq.query.output import snippet
     ('A {{< glossary_tooltip text="Pod" term_id="pod" >}} runs; see [the guide]({{< ref '
      '"docs/guide.md" >}}).{{< /note >}} {{% tab name="Linux" %}}Go: `{{ .Name }}`',
      "A Pod runs; see the guide. Go: `{{ .Name }}`"),
+    (":::info Legacy Fake Timers", "Legacy Fake Timers"), (":::tip", "Tip:"),
+    ('???+ warning "Careful"', "Careful"), ("!!! note", "Note:"),
 ])
 def test_markdown_links_render_as_their_text(line, shown):
     assert markdown_text(line) == shown
@@ -66,6 +68,9 @@ def test_block_markup_lines_are_not_snippet_text():
                    path="a.org") == '(doom-log "x")'
     assert snippet("Routing\n=======\n\nUse the route decorator.", "route", path="a.rst") == \
         "Use the route decorator."
+    assert snippet(":::tip\n\nMock the timers.\n\n:::\n\n!!! note \"TL;DR\"\n    Use a client.\n\n"
+                   "::: httpx.Client\n", "timers client", path="a.md") == \
+        "Mock the timers. TL;DR Use a client. ::: httpx.Client"  # mkdocstrings' line stays
     assert snippet("{% raw %}\n$ docker ps --format '{{.ID}}'\n{%- endraw %}\n", "docker ps",
                    path="a.md") == "$ docker ps --format '{{.ID}}'"  # Jekyll, as Docker's docs
 
