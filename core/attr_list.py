@@ -32,6 +32,9 @@ ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
 _EMPTY_ELEMENT = re.compile(r"<([A-Za-z][\w-]*)\b[^<>]*>\s*</\1\s*>")
 # Bold outside code spans; not __x__: __init__ is a name, `**kwargs` is code.
 _BOLD = re.compile(r"(?<![`\w*])\*\*(?=[^\s*`])([^`]+?)(?<=[^\s*`])\*\*(?![`\w*])")
+# A backslash escape of ASCII punctuation (CommonMark): ``\[node | jsdom]`` shows ``[node |
+# jsdom]`` (Jest's headings); inside a code span it is written as is
+ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def strip_attr_list(heading: str) -> str:
@@ -53,6 +56,14 @@ def is_heading_markup(line: str) -> bool:
                 or _LATEX_HEADING.match(line) or ADORNMENT.match(line))
 
 
+def unescape(text: str) -> str:
+    """``\\[`` -> ``[`` outside code spans (the text between backtick runs)."""
+    if "\\" not in text:
+        return text
+    parts = text.split("`")
+    return "`".join(ESCAPE.sub(r"\1", p) if n % 2 == 0 else p for n, p in enumerate(parts))
+
+
 def strip_bold(text: str) -> str:
     """``**Settings**`` -> ``Settings``; ``**kwargs`` and ``__init__`` unchanged."""
     return _BOLD.sub(r"\1", text)
@@ -60,9 +71,9 @@ def strip_bold(text: str) -> str:
 
 def clean_heading(heading: str) -> str:
     """A heading's words as a reader sees them rendered: no attribute list, no empty
-    anchor element, no bold markers (``"<a name="f"></a> **Filtering**"`` ->
-    ``"Filtering"``)."""
-    text = strip_bold(_EMPTY_ELEMENT.sub("", strip_attr_list(heading)))
+    anchor element, no bold markers, no backslash escapes (``"<a name="f"></a>
+    **Filtering**"`` -> ``"Filtering"``)."""
+    text = unescape(strip_bold(_EMPTY_ELEMENT.sub("", strip_attr_list(heading))))
     return " ".join(text.split())
 
 

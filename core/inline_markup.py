@@ -29,7 +29,7 @@ import bisect
 import re
 from collections.abc import Callable, Sequence
 
-from vq.core.attr_list import strip_bold
+from vq.core.attr_list import ESCAPE, strip_bold
 
 _BACKTICKS = re.compile(r"`+")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
@@ -170,7 +170,7 @@ def _markdown_prose(text: str) -> str:
     if "<" in text:
         text = _HTML_TAG.sub(_html_tag_text, text)
     text = _WIKILINK.sub(_wikilink_text, text)
-    return _SPACES.sub(" ", strip_bold(text))
+    return _SPACES.sub(" ", ESCAPE.sub(r"\1", strip_bold(text)))  # \[ shows [
 
 
 def _shortcode_text(found: re.Match[str]) -> str:

@@ -62,6 +62,9 @@ def test_empty_anchors_and_bold_leave_headings_and_code_stays() -> None:
     assert clean_heading('<a id="custom"></a> Custom type adapter') == "Custom type adapter"
     assert clean_heading("**Finer Points** with <span id='x'> </span>objects") == \
         "Finer Points with objects"
+    assert clean_heading(r"`testEnvironment` \[node | jsdom | string]") == \
+        "`testEnvironment` [node | jsdom | string]"  # Jest's Configuration.md
+    assert clean_heading(r"`a\[b` stays") == r"`a\[b` stays"
     for kept in ("Use <Component> props", "`**kwargs` and __init__", "f(**kw) or g(**kw)",
                  "a ** b ** c"):
         assert clean_heading(kept) == kept

@@ -40,6 +40,7 @@ from vq.query.output import snippet
      '"docs/guide.md" >}}).{{< /note >}} {{% tab name="Linux" %}}Go: `{{ .Name }}`',
      "A Pod runs; see the guide. Go: `{{ .Name }}`"),
     (":::info Legacy Fake Timers", "Legacy Fake Timers"), (":::tip", "Tip:"),
+    (r"Use \*\*not bold\*\*, `\[raw` and C:\Users", r"Use **not bold**, `\[raw` and C:\Users"),
     ('???+ warning "Careful"', "Careful"), ("!!! note", "Note:"),
 ])
 def test_markdown_links_render_as_their_text(line, shown):
