@@ -443,11 +443,13 @@ def _leave_out_app_folders(plan: Plan) -> None:
 
 
 def _excluding(vault: Proposal, folder: str) -> Proposal:
-    """``vault`` with ``folder`` (relative to the project root) excluded where it holds it."""
+    """``vault`` with ``folder`` (relative to the project root) excluded where it holds it,
+    and said in its reason."""
     base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
     if not (folder + "/").startswith(base) or _covered(vault.exclude, folder[len(base):]):
         return vault
-    return replace(vault, exclude=(*vault.exclude, f"/{folder[len(base):]}/"))
+    return replace(vault, exclude=(*vault.exclude, f"/{folder[len(base):]}/"),
+                   why=f"{vault.why}; leaves out {folder[len(base):]}/")
 
 
 def _drop_translation_only(plan: Plan, scan: Scan) -> None:
