@@ -52,6 +52,7 @@ from vq.indexer.handlers.note_dialects import (
     inline_tags,
     meta_aliases,
     page_properties,
+    record_metadata,
     stem_title,
 )
 
@@ -90,6 +91,7 @@ def markdown_handler(text: str, relpath: str, limits: Limits, title: str = "") -
     lines = split_lines(text)
     body_start, meta = _frontmatter(lines)
     meta = meta or page_properties(lines, body_start)
+    meta = {**record_metadata(lines, body_start), **meta}
     if "excalidraw-plugin" in meta:
         lines = hide_drawing(lines, body_start)
     headings, fences = _scan(lines, body_start)

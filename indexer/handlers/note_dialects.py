@@ -6,6 +6,10 @@
 * Logseq: the ``key:: value`` lines that open a page are its properties, its hidden
   built-in block properties (``id:: <uuid>``) are blanked, and a namespaced file name
   (``a___b.md``) reads ``a/b``.
+* Decision records keep their date and tags in the lines under the title, not in
+  frontmatter: adr-tools' ``Date: 2018-03-01``, MADR's ``* Date: 2017-12-14`` list, NATS'
+  ``|Date|2020-04-30|`` and ``|Tags|jetstream, client|`` table. They feed ``--since``
+  and ``--tag`` as frontmatter would (frontmatter wins where both say).
 
 The Markdown reader (``vq.indexer.handlers.markdown``) calls these; every pattern here
 is linear in its line (a hostile page is one long line as often as many).
@@ -36,6 +40,12 @@ _DRAWING = re.compile(r"^#{1,6}[ \t]+(?:Drawing|Embedded Files)[ \t]*$")
 _PLUGIN_HEADING = re.compile(r"^#{1,6}[ \t]+(?:Excalidraw Data|Text Elements|Element Links)"
                              r"[ \t]*$")
 _EXCALIDRAW_BANNER = re.compile(r"^==⚠.*EXCALIDRAW VIEW")
+# A record's header: ``Date: 2018-03-01``, ``* **Tags:** a, b``, ``| Date | 2020-04-30 |``
+_RECORD_FIELD = re.compile(r"^[ \t]*(?:[*+-][ \t]+)?(?:\|[ \t]*)?(?:\*\*)?(date|tags)(?:\*\*)?"
+                           r"[ \t]*(?::|\|)(?:\*\*)?[ \t]*(.{1,500}?)[ \t|]*$", re.IGNORECASE)
+_SECTION_HEADING = re.compile(r"^[ \t]{0,3}#{2,6}[ \t]")
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*\|")  # |---|---|: the row above heads it
+RECORD_HEADER_LINES = 40
 _ELEMENT_ID = re.compile(r"(?<![ \t])[ \t]+\^[A-Za-z0-9_-]{6,}[ \t]*$")  # a run tried once
 
 
@@ -81,6 +91,26 @@ def page_properties(lines: Sequence[str], start: int) -> dict[str, Any]:
             meta[key] = [v.strip().strip("[]#").strip() for v in value.split(",")]
         else:
             meta.setdefault(key, value)
+    return meta
+
+
+def record_metadata(lines: Sequence[str], start: int) -> dict[str, Any]:
+    """A decision record's date and tags from the lines between its start and its first
+    section (at most ``RECORD_HEADER_LINES``), as frontmatter keys."""
+    meta: dict[str, Any] = {}
+    header = lines[start:start + RECORD_HEADER_LINES]
+    for n, line in enumerate(header):
+        if _SECTION_HEADING.match(line):
+            break
+        found = _RECORD_FIELD.match(line)
+        if found is None or (n + 1 < len(header) and _TABLE_RULE.match(header[n + 1])):
+            continue  # not a field, or a table's column names (| Tags | Description |)
+        key, value = found.group(1).lower(), found.group(2).strip()
+        if key == "tags":
+            parts = re.findall(r"#([\w/-]+)", value) if "#" in value else value.split(",")
+            meta.setdefault("tags", [p.strip().strip("`") for p in parts if p.strip()])
+        else:
+            meta.setdefault("date", value)
     return meta
 
 

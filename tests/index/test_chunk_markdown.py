@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -441,6 +442,51 @@ def test_a_new_revision_of_the_markdown_reader_re_reads_its_pages_once(settings,
     assert "Query Sprint/Week one > About this sprint > Why queries?" in crumbs()
     assert not plan_for(settings, open_for(settings))[0].stale
     assert locked_build(settings).files_changed == 0
+
+
+NATS_RECORD = """# JetStream JSON API Design
+
+|Metadata|Value|
+|--------|-----|
+|Date    |2020-04-30|
+|Author  |@ripienaar|
+|Status  |Implemented|
+|Tags    |jetstream, client, server|
+
+## Context
+
+Several JetStream APIs exist for message submission and administration.
+"""
+ADR_TOOLS_RECORD = "# 1. Record decisions\n\nDate: 2018-03-01\n\n## Status\n\nAccepted\n"
+MADR_RECORD = ("# Use Markdown\n\n* Status: accepted\n* **Date:** 2017-12-14\n\n## Context\n\n"
+               "Tags: not, the, header\n")
+
+
+@pytest.mark.parametrize(("text", "date", "tags"), [
+    (NATS_RECORD, "2020-04-30", ("jetstream", "client", "server")),
+    (ADR_TOOLS_RECORD, "2018-03-01", ()),
+    (MADR_RECORD, "2017-12-14", ()),
+    ("# Groceries\nTags: #home #food/weekly\n\nMilk.\n", None, ("home", "food/weekly")),
+    ("# API\n\n| Tags | Description |\n|---|---|\n| a | b |\n", None, ()),  # column names
+    ("---\ndate: 2021-01-01\n---\n# T\n\nDate: 2018-03-01\n", "2021-01-01", ()),
+])
+def test_a_decision_records_header_gives_its_date_and_tags(text, date, tags) -> None:
+    """adr-tools, MADR and NATS keep a record's date and tags under its title."""
+    doc = markdown_handler(text, "adr/record.md", Limits())
+    assert (doc.date, doc.tags) == (date, tags)
+
+
+def test_records_are_found_by_the_tags_and_dates_in_their_header(tmp_path, build, cli) -> None:
+    from tests.conftest import build_and_search
+
+    files = {"ADR-1.md": NATS_RECORD, "0001-record.md": ADR_TOOLS_RECORD.replace(
+        "Accepted", "Accepted: JetStream APIs are recorded too.")}
+    hits = build_and_search(tmp_path, build, cli, files, "notes", "--method", "lexical",
+                            "JetStream APIs", "--tag", "jetstream")
+    assert {h["path"] for h in hits} == {"ADR-1.md"}
+    since = cli("--config", tmp_path / "vq.yaml", "search", "JetStream APIs", "--method",
+                "lexical", "--since", "2019-01-01", "--json")
+    assert {h["path"] for h in json.loads(since.stdout)} == {"ADR-1.md"}
 
 
 EXCALIDRAW = """---
