@@ -67,11 +67,14 @@ _BLOCK_MARKUP = {"org": _ORG_BLOCK, "asciidoc": re.compile(r"^\[[\w#.,=\" -]*\]$
 # site never shows, on a line of its own or around the words it protects
 _LIQUID_RAW = re.compile(r"\{%-?[ \t]*(?:end)?raw[ \t]*-?%\}")
 # Hugo shortcodes: {{< note >}}, {{% /tab %}}, {{< glossary_tooltip text="Pods" term_id=
-# "pod" >}} (Kubernetes' docs, everywhere), [the guide]({{< ref "guide.md" >}}): a
-# shortcode shows its text= argument, else nothing (its output is not in the source)
-_SHORTCODE = re.compile(rf"\{{\{{[<%][ \t]*/?[ \t]*[\w./-]{{1,{MARKED}}}([^{{}}]{{0,{MARKED}}}?)"
-                        r"[ \t]*[>%]\}\}")
+# "pod" >}} (Kubernetes' docs, everywhere), {{% glossary-term "template action" %}},
+# [the guide]({{< ref "guide.md" >}}). Their output is not in the source: a shortcode
+# shows its text= argument, else its words among its arguments (not key=value, not a
+# path), else nothing; {{</* x */>}} is Hugo's way to write one literally.
+_SHORTCODE = re.compile(rf"\{{\{{([<%])(/\*)?[ \t]*(/?)[ \t]*[\w.-][\w./-]{{0,{MARKED}}}"
+                        rf"([^{{}}]{{0,{MARKED}}}?)[ \t]*(\*/)?[>%]\}}\}}")
 _TEXT_ARG = re.compile(r"""\btext[ \t]*=[ \t]*(?:"([^"]*)"|'([^']*)')""")
+_ARG = re.compile(r""""([^"]*)"|'([^']*)'|(\S+)""")
 # Admonitions: Docusaurus and VitePress ``:::tip Title`` ... ``:::``, MkDocs ``!!! note
 # "Title"`` (``???`` folded). The opening line shows its title, else its type, as an
 # Obsidian callout does; the closing ``:::`` is markup. mkdocstrings' ``::: httpx.Client``
@@ -174,8 +177,15 @@ def _markdown_prose(text: str) -> str:
 
 
 def _shortcode_text(found: re.Match[str]) -> str:
-    text = _TEXT_ARG.search(found.group(1))
-    return (text.group(1) or text.group(2) or "") if text else ""
+    opener, escaped, closing, args = found.group(1), found.group(2), found.group(3), found.group(4)
+    if escaped:  # {{</* x */>}} shows {{< x >}}
+        return found.group(0).replace(opener + "/*", opener, 1).replace("*/", "", 1)
+    text = _TEXT_ARG.search(args)
+    if text or closing:
+        return (text.group(1) or text.group(2) or "") if text else ""
+    words = (m.group(1) or m.group(2) or m.group(3) or "" for m in _ARG.finditer(args))
+    return " ".join(w for w in words if w and "=" not in w and "/" not in w
+                    and not w.endswith((".md", ".html", ".yaml", ".json", ".toml")))
 
 
 def _html_tag_text(found: re.Match[str]) -> str:

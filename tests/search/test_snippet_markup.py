@@ -39,6 +39,9 @@ from vq.query.output import snippet
     ('A {{< glossary_tooltip text="Pod" term_id="pod" >}} runs; see [the guide]({{< ref '
      '"docs/guide.md" >}}).{{< /note >}} {{% tab name="Linux" %}}Go: `{{ .Name }}`',
      "A Pod runs; see the guide. Go: `{{ .Name }}`"),
+    ('Use the {{% glossary-term "template action" %}} with {{% eturl where %}}. {{% include '
+     '"/_common/a.md" %}}Write {{</* note */>}}.', "Use the template action with where. "
+     "Write {{< note >}}."),  # Hugo's own docs
     (":::info Legacy Fake Timers", "Legacy Fake Timers"), (":::tip", "Tip:"),
     (r"Use \*\*not bold\*\*, `\[raw` and C:\Users", r"Use **not bold**, `\[raw` and C:\Users"),
     ('???+ warning "Careful"', "Careful"), ("!!! note", "Note:"),
