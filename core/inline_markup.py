@@ -37,6 +37,15 @@ _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]
 # Each pattern below is linear in its line: a run of spaces is tried once (lookbehind),
 # and a marker's text is bounded (MARKED), else a long line of openers went quadratic.
 MARKED = 200
+# A reference link, [text][label] or [text][] (Node.js' docs: [`fs.readFile()`][]), not
+# an index (matrix[i][j]); and the definition lines ([label]: url), which never show
+_ANY_LINK = re.compile(rf"{_LINK.pattern}|(?<![\w\]\\])!?\[([^\[\]]{{1,{MARKED}}})\]"
+                       rf"\[[^\[\]]{{0,{MARKED}}}\]")
+_LINK_DEFINITION = rf"\[(?!\^)[^\[\]]{{1,{MARKED}}}\]:(?:[ \t]|$)"
+# Emphasis, *text* or _text_, as CommonMark reads it: not a * between spaces, not
+# snake_case or __init__
+_EMPHASIS = re.compile(rf"(?<![\w*\\])\*(?=[^\s*])([^*`]{{1,{MARKED}}}?)(?<=[^\s*\\])\*(?![\w*])"
+                       rf"|(?<![\w_\\])_(?=[^\s_])([^_`]{{1,{MARKED}}}?)(?<=[^\s_\\])_(?![\w_])")
 _BLOCK_ID = re.compile(r"(?<![ \t])[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
 _BLOCK_REF = re.compile(r"\(\([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\)\)")  # Logseq ((uuid))
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
@@ -84,7 +93,7 @@ _ADMONITION = re.compile(r"^(?::{3,}[ \t]*|[!?]{3}\+?[ \t]+)(note|tip|info|warni
                          r"quote|abstract|hint|attention|error|seealso)\b[ \t]*"
                          r"(?:\"([^\"]*)\"|(.*))$", re.IGNORECASE)
 _MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}|{_LIQUID_RAW.pattern}$"
-                             "|:{3,}[ \t]*$", re.IGNORECASE)
+                             f"|:{{3,}}[ \t]*$|{_LINK_DEFINITION}", re.IGNORECASE)
 
 _ORG_LINK = re.compile(r"\[\[([^\[\]]*)\](?:\[([^\[\]]*)\])?\]")  # [[target][text]]
 _ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])"
@@ -126,17 +135,19 @@ def _outside_code(line: str, render: Callable[[str], str],
 
 
 def _link_texts(line: str) -> str:
-    """Each ``[text](url)`` whose brackets are outside code spans as its text, which may
+    """Each ``[text](url)`` and ``[text][label]`` whose brackets are outside code spans as
+    its text, which may
     hold code spans itself (``[`zod-to-json-schema`](https://…)``, common in docs); a
     link written inside a code span is the syntax itself and stays."""
-    if "](" not in line:
+    if "](" not in line and "][" not in line:
         return line
     masked = list(line)
     for start, end in code_spans(line):
         masked[start:end] = "x" * (end - start)
     parts, cursor = [], 0
-    for found in _LINK.finditer("".join(masked)):
-        parts += [line[cursor:found.start()], line[found.start(1):found.end(1)]]
+    for found in _ANY_LINK.finditer("".join(masked)):
+        text = 1 if found.group(1) is not None else 2
+        parts += [line[cursor:found.start()], line[found.start(text):found.end(text)]]
         cursor = found.end()
     return "".join(parts) + line[cursor:] if parts else line
 
@@ -173,7 +184,8 @@ def _markdown_prose(text: str) -> str:
     if "<" in text:
         text = _HTML_TAG.sub(_html_tag_text, text)
     text = _WIKILINK.sub(_wikilink_text, text)
-    return _SPACES.sub(" ", ESCAPE.sub(r"\1", strip_bold(text)))  # \[ shows [
+    text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), strip_bold(text))
+    return _SPACES.sub(" ", ESCAPE.sub(r"\1", text))  # \[ shows [
 
 
 def _shortcode_text(found: re.Match[str]) -> str:

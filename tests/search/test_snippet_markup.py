@@ -42,6 +42,10 @@ from vq.query.output import snippet
     ('Use the {{% glossary-term "template action" %}} with {{% eturl where %}}. {{% include '
      '"/_common/a.md" %}}Write {{</* note */>}}.', "Use the template action with where. "
      "Write {{< note >}}."),  # Hugo's own docs
+    ("Read it with [`fs.readFile()`][] or see [the guide][guide], ![a chart][c].",
+     "Read it with `fs.readFile()` or see the guide, a chart."),  # Node.js' docs
+    ("A _rune literal_ is *the* text; matrix[i][j], a * b, snake_case, __init__, *args",
+     "A rune literal is the text; matrix[i][j], a * b, snake_case, __init__, *args"),
     (":::info Legacy Fake Timers", "Legacy Fake Timers"), (":::tip", "Tip:"),
     (r"Use \*\*not bold\*\*, `\[raw` and C:\Users", r"Use **not bold**, `\[raw` and C:\Users"),
     ('???+ warning "Careful"', "Careful"), ("!!! note", "Note:"),
@@ -75,6 +79,8 @@ def test_block_markup_lines_are_not_snippet_text():
     assert snippet(":::tip\n\nMock the timers.\n\n:::\n\n!!! note \"TL;DR\"\n    Use a client.\n\n"
                    "::: httpx.Client\n", "timers client", path="a.md") == \
         "Mock the timers. TL;DR Use a client. ::: httpx.Client"  # mkdocstrings' line stays
+    assert snippet("Read it whole.\n\n[`fs.readFile()`]: fs.md#fsreadfile\n[^1]: A note.\n",
+                   "read fs", path="a.md") == "Read it whole. [^1]: A note."  # a footnote stays
     assert snippet("{% raw %}\n$ docker ps --format '{{.ID}}'\n{%- endraw %}\n", "docker ps",
                    path="a.md") == "$ docker ps --format '{{.ID}}'"  # Jekyll, as Docker's docs
 
