@@ -163,6 +163,9 @@ def unique_paths(res: Result) -> list[str]:
     return list(seen)
 
 
+INDENT = 4  # a hit's lines under its rank line
+
+
 def render(res: Result, query: str, explain: bool, console: Any) -> None:
     """The TTY list: rank, location, breadcrumb, a highlighted snippet, the score.
 
@@ -176,14 +179,14 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
                              (f"  {hit.score:.4f}", "dim"))
         console.print(head, soft_wrap=True)  # the terminal folds it: never " 1." alone
         heading = _heading(hit) if hit.breadcrumb else ""
-        if heading:
-            console.print(Text("    " + shown(heading), style="green"))
-        for body in _body(hit, query):
+        if heading:  # a long breadcrumb or snippet wraps under itself, not at column 0,
+            _print_indented(console, Text(shown(heading), style="green"))
+        for body in _body(hit, query):  # where a "2." of its list would pass for a rank
             for word in terms(query):
                 body.highlight_words([word], style="bold yellow", case_sensitive=False)
-            console.print(body, no_wrap=bool(body.no_wrap), overflow=body.overflow)
+            _print_indented(console, body)
         if explain:
-            console.print(Text("    " + shown(_signals_line(hit)), style="dim"))
+            _print_indented(console, Text(shown(_signals_line(hit)), style="dim"))
     if explain:
         info = explain_json(res)
         console.print(escape(shown(f"method={info['method']} model={info['model']} "
@@ -191,6 +194,21 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
                                    f"fusion={info['fusion']} "
                                    f"pools={info['pools']} filters={info['filters']} "
                                    f"{info['seconds']}s")), style="dim")
+
+
+def _print_indented(console: Any, text: Any) -> None:
+    """``text`` under its rank line, each line it wraps to as well (a wrapped line at
+    column 0 that starts with a list's "2." reads as a rank); a code line is cut, not
+    wrapped (``no_wrap``)."""
+    from rich.text import Text
+
+    pad = Text(" " * INDENT)
+    if text.no_wrap:
+        console.print(pad + text, no_wrap=True, overflow=text.overflow)
+        return
+    for line in text.wrap(console, max(console.width - INDENT, 20)):
+        line.rstrip()
+        console.print(pad + line, no_wrap=True)
 
 
 def _heading(hit: Hit) -> str:
@@ -212,9 +230,9 @@ def _body(hit: Hit, query: str) -> list[Any]:
 
     numbered = source_lines(hit, query)
     if numbered is None:
-        return [Text("    " + shown(hit_snippet(hit, query)))]
+        return [Text(shown(hit_snippet(hit, query)))]
     pad = max(len(str(n)) for n, _ in numbered if n is not None) if numbered else 0
-    return [Text(f"    {'' if n is None else n:>{pad}}  " + shown(line), no_wrap=True,
+    return [Text(f"{'' if n is None else n:>{pad}}  " + shown(line), no_wrap=True,
                  overflow="ellipsis") for n, line in numbered]
 
 

@@ -68,3 +68,26 @@ def test_a_location_longer_than_the_terminal_starts_on_its_rank_line():
            Console(file=out, width=60, highlight=False))
     rows = out.getvalue().splitlines()
     assert rows[0].startswith(f" 1. code:{deep}:243-253  ")  # one line: the terminal folds it
+
+
+def test_a_wrapped_snippet_stays_under_its_rank_line():
+    """NATS' ADR-59: a snippet of a numbered list wrapped at column 0, where its "2. HTTP
+    monitoring" read as the second hit; every wrapped line keeps the indent, no padding."""
+    import io
+
+    from rich.console import Console
+
+    from vq.query.output import render
+    from vq.query.search import Result
+
+    text = ("1. JetStream API: the StreamInfo response includes mirror.error and the sources. "
+            "2. HTTP monitoring: the jsz endpoint includes the same fields in its details.")
+    prose = Hit(id="2", vault="adr", path="ADR-59.md", abs_path="/adr/ADR-59.md",
+                start_line=574, end_line=581, kind="notes", text=text, rank=1,
+                breadcrumb="JetStream Stream Sourcing and Mirroring > Monitoring > Errors")
+    out = io.StringIO()
+    render(Result([prose], "lexical", "lexical", "m"), "monitoring", False,
+           Console(file=out, width=50, highlight=False))
+    rows = out.getvalue().splitlines()
+    assert len(rows) > 4 and rows[0].startswith(" 1. adr:ADR-59.md:574-581")
+    assert all(r.startswith("    ") and r[4] != " " and r == r.rstrip() for r in rows[1:])
