@@ -139,6 +139,8 @@ def hit_json(hit: Hit, query: str, with_text: bool = False, stale: str = "") -> 
         out["language"] = hit.language
     if hit.page:
         out["page"] = hit.page
+    if hit.date:  # what --since reads: a decision record's or daily note's own date
+        out["date"] = hit.date
     if with_text:
         out["text"] = hit.text[:TEXT_CHARS]
         if len(hit.text) > TEXT_CHARS:

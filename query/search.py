@@ -71,6 +71,7 @@ class Hit:
     rank: int = 0
     signals: dict[str, dict[str, float]] = field(default_factory=dict)
     mtime: float = 0.0           # the file's mtime when it was indexed (epoch seconds)
+    date: str = ""               # the note's own date (frontmatter, file name, record header)
     # a header-only class hit: its members' first lines (``vq.query.outline``)
     outline: list[tuple[int | None, str]] = field(default_factory=list)
 
@@ -428,4 +429,5 @@ def _hit(settings: Settings, row: dict, rank: int,
                text=row["text"][row["body_start"]:], symbol=row["symbol"] or "",
                language=row["language"] or "", page=row["page"],
                score=round(row["_score"], 6), rank=rank, signals=row["_signals"],
-               mtime=row.get("mtime") or 0.0, outline=members or [])
+               mtime=row.get("mtime") or 0.0, date=row.get("doc_date") or "",
+               outline=members or [])

@@ -486,7 +486,8 @@ def test_records_are_found_by_the_tags_and_dates_in_their_header(tmp_path, build
     assert {h["path"] for h in hits} == {"ADR-1.md"}
     since = cli("--config", tmp_path / "vq.yaml", "search", "JetStream APIs", "--method",
                 "lexical", "--since", "2019-01-01", "--json")
-    assert {h["path"] for h in json.loads(since.stdout)} == {"ADR-1.md"}
+    assert {(h["path"], h["date"]) for h in json.loads(since.stdout)} == \
+        {("ADR-1.md", "2020-04-30")}
 
 
 EXCALIDRAW = """---

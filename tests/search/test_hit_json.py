@@ -91,3 +91,11 @@ def test_a_wrapped_snippet_stays_under_its_rank_line():
     rows = out.getvalue().splitlines()
     assert len(rows) > 4 and rows[0].startswith(" 1. adr:ADR-59.md:574-581")
     assert all(r.startswith("    ") and r[4] != " " and r == r.rstrip() for r in rows[1:])
+
+
+def test_a_dated_note_says_its_date_in_json():
+    """What --since reads, for a script or an assistant (MCP) to judge a record's age."""
+    dated = Hit(id="3", vault="adr", path="ADR-1.md", abs_path="/adr/ADR-1.md", start_line=1,
+                end_line=9, breadcrumb="A", kind="notes", text="errors", date="2020-04-30")
+    assert hit_json(dated, "errors")["date"] == "2020-04-30"
+    assert "date" not in hit_json(hit("var a = 1;"), "var")
