@@ -31,6 +31,7 @@ def _previews(page: str) -> list[str]:
 def test_search_shows_hits_with_location_snippet_score_and_signal_bars(live):
     page = _search(live, q="rollback release")
     assert "notes:deploy.md:" in page
+    assert 'class="date"' in page and ">2026-11-20</span>" in page  # its frontmatter date
     assert "<mark>" in page.split('id="hits"')[1]  # the query's words highlighted
     assert re.search(r'class="score"[^>]*>\d\.\d{4}<', page)
     for signal in ("bm25", "dense"):  # hybrid: both signals ran, each with its bar
