@@ -178,6 +178,7 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
 
     for hit in res.hits:
         head = Text.assemble((f"{hit.rank:>2}. ", "bold"), (shown(location(hit)), "cyan"),
+                             (f"  {shown(hit.date)}" if hit.date else "", "dim"),
                              (f"  {hit.score:.4f}", "dim"))
         console.print(head, soft_wrap=True)  # the terminal folds it: never " 1." alone
         heading = _heading(hit) if hit.breadcrumb else ""

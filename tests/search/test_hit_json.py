@@ -93,9 +93,21 @@ def test_a_wrapped_snippet_stays_under_its_rank_line():
     assert all(r.startswith("    ") and r[4] != " " and r == r.rstrip() for r in rows[1:])
 
 
-def test_a_dated_note_says_its_date_in_json():
+def test_a_dated_note_says_its_date_in_json_and_on_its_rank_line():
     """What --since reads, for a script or an assistant (MCP) to judge a record's age."""
     dated = Hit(id="3", vault="adr", path="ADR-1.md", abs_path="/adr/ADR-1.md", start_line=1,
                 end_line=9, breadcrumb="A", kind="notes", text="errors", date="2020-04-30")
     assert hit_json(dated, "errors")["date"] == "2020-04-30"
     assert "date" not in hit_json(hit("var a = 1;"), "var")
+    import io
+
+    from rich.console import Console
+
+    from vq.query.output import render
+    from vq.query.search import Result
+
+    dated.rank, dated.score = 1, 0.5
+    out = io.StringIO()
+    render(Result([dated], "lexical", "lexical", "m"), "errors", False,
+           Console(file=out, width=80, highlight=False))
+    assert out.getvalue().splitlines()[0] == " 1. adr:ADR-1.md:1-9  2020-04-30  0.5000"
