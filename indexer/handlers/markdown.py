@@ -319,6 +319,18 @@ def meta_date(meta: dict[str, Any]) -> str | None:
     return None
 
 
+def _number_date(value: int) -> str | None:
+    if 19000101 <= value <= 29991231:  # 20240305
+        return _iso_date(f"{value // 10000}-{value // 100 % 100}-{value % 100}")
+    seconds = value / 1000 if value >= 10**11 else value
+    if not 10**9 <= seconds < 10**11:  # 2001 to 5138: smaller numbers are not times
+        return None
+    try:
+        return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date().isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 def file_date(relpath: str) -> str | None:
     """The date a file's name starts with (``2024-01-15.md``: a daily note or journal;
     ``2024-01-15-launch.md``: a Jekyll post), for a note whose frontmatter has none."""
@@ -326,7 +338,11 @@ def file_date(relpath: str) -> str | None:
 
 
 def _iso_date(value: object) -> str | None:
-    """``2024-3-5``, ``2024/03/05`` or an ISO timestamp -> ``2024-03-05``; else None."""
+    """``2024-3-5``, ``2024/03/05`` or an ISO timestamp -> ``2024-03-05``; a number of
+    seconds or milliseconds since 1970 (Dendron's ``created: 1636492098000``), or an
+    8-digit ``20240305``, too; else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _number_date(value)
     if not isinstance(value, str):
         return None
     match = _DATE.match(value)

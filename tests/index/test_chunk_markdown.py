@@ -469,6 +469,10 @@ MADR_RECORD = ("# Use Markdown\n\n* Status: accepted\n* **Date:** 2017-12-14\n\n
     ("# Groceries\nTags: #home #food/weekly\n\nMilk.\n", None, ("home", "food/weekly")),
     ("# API\n\n| Tags | Description |\n|---|---|\n| a | b |\n", None, ()),  # column names
     ("---\ndate: 2021-01-01\n---\n# T\n\nDate: 2018-03-01\n", "2021-01-01", ()),
+    ("---\nid: 4b1cf\nupdated: 1636492098000\ncreated: 1636400000000\n---\n# Sprint\n",
+     "2021-11-09", ()),  # Dendron: milliseconds since 1970
+    ("---\ndate: 20240305\n---\n# T\n", "2024-03-05", ()),
+    ("---\ndate: 42\n---\n# T\n", None, ()),
 ])
 def test_a_decision_records_header_gives_its_date_and_tags(text, date, tags) -> None:
     """adr-tools, MADR and NATS keep a record's date and tags under its title."""
