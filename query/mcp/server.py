@@ -59,13 +59,15 @@ adding words.
 
 Reading results: hits are ranked best first with vault, path, start_line-end_line, the
 heading breadcrumb, a snippet (a code hit: `lines`, its def line and matching lines with
-their numbers) and scores. `score` only orders one result list; never
-compare it across queries. `signals` says which searches found a hit: `bm25` means the
-words occur in it; `dense` alone means a semantic neighbour (cosine score; below ~0.3 with
-the default model it is usually unrelated). Vector search always returns neighbours, so a
-list of weak, dense-only hits means the index has nothing on the topic: say so rather than
-stretch them. `method` is what actually ran; when `notices` says the model is unavailable
-the search was keyword-only, so use exact terms. `hint` flags empty or weak results.
+their numbers), a note's own `date` when it has one (a decision record's, a daily note's:
+weigh an old record against a newer one on the same question) and scores. `score` only
+orders one result list; never compare it across queries. `signals` says which searches
+found a hit: `bm25` means the words occur in it; `dense` alone means a semantic neighbour
+(cosine score; below ~0.3 with the default model it is usually unrelated). Vector search
+always returns neighbours, so a list of weak, dense-only hits means the index has nothing
+on the topic: say so rather than stretch them. `method` is what actually ran; when
+`notices` says the model is unavailable the search was keyword-only, so use exact terms.
+`hint` flags empty or weak results.
 Read a hit in full with `get` (path = "vault:path", start_line/end_line from the hit)."""
 
 STATUS_DOC = """\
