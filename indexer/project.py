@@ -318,8 +318,12 @@ def _prose_proposal(scan: Scan, top: str, doc_globs: tuple[str, ...], taken: set
     f = scan.folders[top] if "/" not in top else _pages_in(scan, top)
     why = f"{f.prose_kind()} folder {top}/ ({f.prose_files()})"
     parts = top.split("/")
-    name = parts[-2] if len(parts) > 1 and parts[-1].lower() in GENERIC_DIRS else parts[-1]
-    return Proposal(_unique(taken, name, f"notes-{name}"), top, "notes", why, exclude=doc_globs)
+    if len(parts) > 1 and parts[-1].lower() in GENERIC_DIRS:
+        parts = parts[:-1]  # packages/docs/content/ is docs
+    name = parts[-1]
+    qualified = f"{parts[-2]}-{name}" if len(parts) > 1 else f"notes-{name}"  # cli-docs
+    return Proposal(_unique(taken, name, qualified, f"notes-{name}"), top, "notes", why,
+                    exclude=doc_globs)
 
 
 def _pages_in(scan: Scan, folder: str) -> Folder:
