@@ -168,8 +168,9 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL,
     doc_globs = tuple(f"*{ext}" for ext in sorted(_documents(scan)))
     if code_files:
         prose += _nested_prose_folders(scan, prose)
+        names = _folder_names(prose)
         for top in prose:
-            plan.vaults.append(_prose_proposal(scan, top, doc_globs, taken))
+            plan.vaults.append(_prose_proposal(scan, top, doc_globs, taken, names))
         plan.vaults.append(_code_proposal(scan, prose, doc_globs, taken))
     elif any(f.prose for f in scan.folders.values()) or not scan.has_vault_dir:
         plan.vaults.append(_root_notes_proposal(scan, doc_globs, taken))
@@ -313,17 +314,26 @@ def _vault_dir_proposal(scan: Scan, taken: set[str]) -> Proposal:
     return Proposal(_unique(taken, "notes", "vault"), VAULT_DIR, "notes", why)
 
 
-def _prose_proposal(scan: Scan, top: str, doc_globs: tuple[str, ...], taken: set[str]
-                    ) -> Proposal:
+def _prose_proposal(scan: Scan, top: str, doc_globs: tuple[str, ...], taken: set[str],
+                    names: dict[str, str]) -> Proposal:
     f = scan.folders[top] if "/" not in top else _pages_in(scan, top)
     why = f"{f.prose_kind()} folder {top}/ ({f.prose_files()})"
-    parts = top.split("/")
-    if len(parts) > 1 and parts[-1].lower() in GENERIC_DIRS:
-        parts = parts[:-1]  # packages/docs/content/ is docs
-    name = parts[-1]
-    qualified = f"{parts[-2]}-{name}" if len(parts) > 1 else f"notes-{name}"  # cli-docs
-    return Proposal(_unique(taken, name, qualified, f"notes-{name}"), top, "notes", why,
-                    exclude=doc_globs)
+    name = names.get(top, top)
+    return Proposal(_unique(taken, name, f"notes-{name}"), top, "notes", why, exclude=doc_globs)
+
+
+def _folder_names(folders: list[str]) -> dict[str, str]:
+    """A vault name for each prose folder: its own (a generic ``content/`` its parent's:
+    ``packages/docs/content/`` is docs), qualified by the folder above where two would
+    share one (``packages/cli/docs/``, ``packages/core/docs/``: cli-docs, core-docs)."""
+    def parts(folder: str) -> list[str]:
+        out = folder.split("/")
+        return out[:-1] if len(out) > 1 and out[-1].lower() in GENERIC_DIRS else out
+
+    plain = {f: parts(f)[-1] for f in folders}
+    shared = Counter(plain.values())
+    return {f: (f"{parts(f)[-2]}-{name}" if shared[name] > 1 and len(parts(f)) > 1 else name)
+            for f, name in plain.items()}
 
 
 def _pages_in(scan: Scan, folder: str) -> Folder:

@@ -311,7 +311,9 @@ def test_a_monorepos_docs_below_a_code_folder_are_a_notes_vault(tmp_path, cli):
     assert not any(p.startswith("packages/docs/content/") for p in by_vault["code"])
     for package in ("cli", "core"):  # docs per package: each named for its package
         write_tree(tmp_path / "p", {f"packages/{package}/docs/{n}.md": "# P\n" for n in "abcde"})
+        write_tree(tmp_path / "p", {f"packages/{package}/src/{n}.ts": "export const a = 1;\n"
+                                    for n in range(5)})
     plan = inspect_project(tmp_path / "p")
     assert {v.id: v.path for v in plan.vaults if v.kind == "notes"} == {
-        "docs": "packages/docs/content", "cli-docs": "packages/cli/docs",
+        "packages-docs": "packages/docs/content", "cli-docs": "packages/cli/docs",
         "core-docs": "packages/core/docs"}
