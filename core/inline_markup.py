@@ -7,16 +7,17 @@ and Org readers their breadcrumbs, so it lives below both sides. A chunk's text 
 its source lines as written: only breadcrumbs carry what this module renders into
 the index.
 
-* Markdown (and what is extracted to it: HTML, notebooks, hook output): ``[text](url)``
-  and ``![alt](src)`` show their text; Obsidian's ``[[Note#Heading|alias]]`` its alias,
-  else ``Note > Heading``, and ``![[embed]]`` the note it embeds; a Logseq block
-  reference (``((6018cc98-…))``) shows nothing, as its link's text; a block id at the
-  end of a line (``^b15695``), bold markers and blockquote markers are not shown, and
-  an Obsidian callout (``> [!warning] Title``) and an admonition (``:::tip Title``,
-  ``!!! note "Title"``) show their title. Inline HTML shows its
-  text, a Hugo shortcode its ``text=`` argument (else nothing), and Jekyll's
-  ``{% raw %}`` markers nothing. Code spans are left as written: ```[[Note]]``` in
-  backticks is the syntax itself.
+* Markdown (and what is extracted to it: HTML, notebooks, hook output): ``[text](url)``,
+  ``[text][label]`` and ``![alt](src)`` show their text (which may hold code spans), and
+  ``[label]: url`` definition lines are not shown; Obsidian's ``[[Note#Heading|alias]]``
+  its alias, else ``Note > Heading``, and ``![[embed]]`` the note it embeds; a Logseq
+  block reference (``((6018cc98-…))``) shows nothing, as its link's text; a block id at
+  the end of a line (``^b15695``), bold and emphasis markers, backslash escapes and
+  blockquote markers are not shown; an Obsidian callout (``> [!warning] Title``) and an
+  admonition (``:::tip Title``, ``!!! note "Title"``) show their title. Inline HTML shows
+  its text; a Hugo shortcode its ``text=`` argument, else its words (``{{</* x */>}}``
+  is one written literally); Jekyll's ``{% raw %}`` markers nothing. Code spans are
+  left as written: ```[[Note]]``` in backticks is the syntax itself.
 * AsciiDoc: ``xref:a.adoc[Options]`` and the other macros show their text, ``<<id,text>>``
   its text, anchors (``[[id]]``, ``[#id]``) nothing, quoted text no markers.
 * Org: ``[[target][description]]`` shows its description (else its target), and
