@@ -67,7 +67,8 @@ def _docusaurus(root: Path) -> tuple[str, list[AppFolder]]:
     for site in sites:
         versions = site / "versioned_docs"
         if (site / "versions.json").is_file() and versions.is_dir():
-            count = sum(1 for v in versions.iterdir() if v.name.startswith("version-"))
+            count = sum(1 for v in itertools.islice(versions.iterdir(), MAX_FOLDERS)
+                        if v.name.startswith("version-"))
             found.append(AppFolder(versions.relative_to(root).as_posix(),
                                    f"{count} released versions, each a copy of the docs"))
     return ("Docusaurus site", found) if found else ("", [])
