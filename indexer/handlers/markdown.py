@@ -67,6 +67,9 @@ _DATE = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _DATE_KEYS = ("date", "updated", "created")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+# A link reference definition ([fs.readFile()]: fs.md#fsreadfile), never shown rendered;
+# a footnote ([^1]: text) is shown, and a line indented four spaces is code
+_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\[\]]{1,999}\]:[ \t]*\S")
 _ESM = re.compile(r"^(?:import|export)(?:[ \t{*]|$)")
 
 
@@ -96,6 +99,7 @@ def markdown_handler(text: str, relpath: str, limits: Limits, title: str = "") -
         lines = hide_drawing(lines, body_start)
     headings, fences = _scan(lines, body_start)
     visible = hide_properties(hide_comments(lines, fences, body_start), fences, body_start)
+    visible = hide_definitions(visible, fences, body_start)
     if filetypes.suffix(relpath) == ".mdx":
         visible = hide_mdx(visible, fences, body_start)
     if visible != lines:
@@ -236,6 +240,17 @@ def hide_comments(lines: Sequence[str], fences: Sequence[Span], start: int = 0,
     shown = "".join([*parts, text[cursor:]]).split("\n")
     return [*lines[:start], *(new if new == old or new.strip() else ""
                               for new, old in zip(shown, lines[start:], strict=True))]
+
+
+def hide_definitions(lines: Sequence[str], fences: Sequence[Span], start: int) -> list[str]:
+    """``lines`` with link reference definitions outside fences blanked: Node.js' docs end
+    every file with dozens, whose labels and URLs a reader never sees
+    (docs/decisions.md#link-definitions)."""
+    if not any("]:" in line for line in lines[start:]):
+        return list(lines)
+    inside = fence_lines(fences)
+    return [("" if i >= start and i not in inside and _DEFINITION.match(line) else line)
+            for i, line in enumerate(lines)]
 
 
 def fences(lines: Sequence[str]) -> list[Span]:

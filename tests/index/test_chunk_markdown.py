@@ -494,6 +494,21 @@ def test_records_are_found_by_the_tags_and_dates_in_their_header(tmp_path, build
         {("ADR-1.md", "2020-04-30")}
 
 
+def test_link_definitions_leave_the_indexed_text(tmp_path, build, cli) -> None:
+    """Node.js' docs end each file with `[label]: url` lines a reader never sees; a piece
+    of only those was a hit. Footnotes and fenced look-alikes stay; line numbers hold."""
+    text = ("# Streams\n\nUse a pipeline, see [`stream.pipeline()`][].\n\n```md\n[x]: y\n```\n"
+            "\n[^1]: A footnote.\n\n[`stream.pipeline()`]: https://example.com/quokka\n")
+    [chunk] = markdown_handler(text, "streams.md", Limits()).chunks
+    assert "quokka" not in chunk.text and "[x]: y" in chunk.text and "[^1]:" in chunk.text
+    assert chunk.start_line == 1
+    from tests.conftest import build_and_search
+
+    hits = build_and_search(tmp_path, build, cli, {"streams.md": text}, "notes",
+                            "--method", "lexical", "quokka")
+    assert hits == []  # the only quokka was in a definition's URL
+
+
 EXCALIDRAW = """---
 
 excalidraw-plugin: parsed
