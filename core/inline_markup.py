@@ -42,7 +42,7 @@ MARKED = 200
 # an index (matrix[i][j]); and the definition lines ([label]: url), which never show
 _ANY_LINK = re.compile(rf"{_LINK.pattern}|(?<![\w\]\\])!?\[([^\[\]]{{1,{MARKED}}})\]"
                        rf"\[[^\[\]]{{0,{MARKED}}}\]")
-_LINK_DEFINITION = rf"\[(?!\^)[^\[\]]{{1,{MARKED}}}\]:(?:[ \t]|$)"
+LINK_DEFINITION = re.compile(r" {0,3}\[(?!\^)[^\[\]]{1,999}\]:[ \t]*\S")  # not [^1]: a footnote
 # Emphasis, *text* or _text_, as CommonMark reads it: not a * between spaces, not
 # snake_case or __init__
 _EMPHASIS = re.compile(rf"(?<![\w*\\])\*(?=[^\s*])([^*`]{{1,{MARKED}}}?)(?<=[^\s*\\])\*(?![\w*])"
@@ -94,7 +94,7 @@ _ADMONITION = re.compile(r"^(?::{3,}[ \t]*|[!?]{3}\+?[ \t]+)(note|tip|info|warni
                          r"quote|abstract|hint|attention|error|seealso)\b[ \t]*"
                          r"(?:\"([^\"]*)\"|(.*))$", re.IGNORECASE)
 _MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}|{_LIQUID_RAW.pattern}$"
-                             f"|:{{3,}}[ \t]*$|{_LINK_DEFINITION}", re.IGNORECASE)
+                             f"|:{{3,}}[ \t]*$|{LINK_DEFINITION.pattern}", re.IGNORECASE)
 
 _ORG_LINK = re.compile(r"\[\[([^\[\]]*)\](?:\[([^\[\]]*)\])?\]")  # [[target][text]]
 _ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])"

@@ -18,6 +18,7 @@ uses 1-based inclusive line numbers.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -84,6 +85,18 @@ def load_json(data: bytes, what: str, fix: str) -> Any:
 def fence_lines(fences: Iterable[Span]) -> set[int]:
     """The line numbers inside ``fences`` (spans of code a reader keeps as written)."""
     return {i for a, b in fences for i in range(a, b)}
+
+
+def blank_lines(lines: Sequence[str], fences: Sequence[Span], start: int,
+                pattern: re.Pattern[str], hint: str) -> list[str]:
+    """``lines`` with each line from ``start`` on, outside ``fences``, that ``pattern``
+    matches blanked, the line count kept: markup a reader never sees. ``hint`` is in
+    every such line, so a page without it costs one scan."""
+    if not any(hint in line for line in lines[start:]):
+        return list(lines)
+    inside = fence_lines(fences)
+    return [("" if i >= start and i not in inside and pattern.match(line) else line)
+            for i, line in enumerate(lines)]
 
 
 def join_blocks(blocks: Iterable[str]) -> str:

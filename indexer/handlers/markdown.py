@@ -34,11 +34,13 @@ import yaml
 
 from vq.core import filetypes, yaml_bounds
 from vq.core.attr_list import strip_attr_list
+from vq.core.inline_markup import LINK_DEFINITION
 from vq.indexer.handlers.base import (
     Chunk,
     Document,
     Limits,
     Span,
+    blank_lines,
     fence_lines,
     file_stem,
     is_blank,
@@ -67,9 +69,6 @@ _DATE = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _DATE_KEYS = ("date", "updated", "created")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
-# A link reference definition ([fs.readFile()]: fs.md#fsreadfile), never shown rendered;
-# a footnote ([^1]: text) is shown, and a line indented four spaces is code
-_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\[\]]{1,999}\]:[ \t]*\S")
 _ESM = re.compile(r"^(?:import|export)(?:[ \t{*]|$)")
 
 
@@ -246,11 +245,7 @@ def hide_definitions(lines: Sequence[str], fences: Sequence[Span], start: int) -
     """``lines`` with link reference definitions outside fences blanked: Node.js' docs end
     every file with dozens, whose labels and URLs a reader never sees
     (docs/decisions.md#link-definitions)."""
-    if not any("]:" in line for line in lines[start:]):
-        return list(lines)
-    inside = fence_lines(fences)
-    return [("" if i >= start and i not in inside and _DEFINITION.match(line) else line)
-            for i, line in enumerate(lines)]
+    return blank_lines(lines, fences, start, LINK_DEFINITION, "]:")
 
 
 def fences(lines: Sequence[str]) -> list[Span]:

@@ -21,8 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from vq.core.inline_markup import without_code
-from vq.indexer.handlers.base import Span, fence_lines, file_stem, is_blank
+from vq.core.inline_markup import LINK_DEFINITION, without_code
+from vq.indexer.handlers.base import Span, blank_lines, fence_lines, file_stem, is_blank
 
 # Logseq properties (``key:: value``): page properties open a page; the built-in block
 # properties Logseq never shows (ids, fold state, flashcard scheduling) are blanked.
@@ -35,7 +35,6 @@ MAX_INLINE_TAGS = 100
 # After a space or at the start; holds a letter; not a link's target (``(#anchor)``):
 # possessive, so a tag is never cut short to dodge the closing bracket.
 _INLINE_TAG = re.compile(r"(?:^|(?<=\s))#((?:[^\W\d_]|[\d_/-]++[^\W\d_])[\w/-]*+)(?![)\]])")
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:")  # [name]: #anchor
 _DRAWING = re.compile(r"^#{1,6}[ \t]+(?:Drawing|Embedded Files)[ \t]*$")
 _PLUGIN_HEADING = re.compile(r"^#{1,6}[ \t]+(?:Excalidraw Data|Text Elements|Element Links)"
                              r"[ \t]*$")
@@ -118,11 +117,7 @@ def hide_properties(lines: Sequence[str], fences: Sequence[Span], start: int) ->
     """``lines`` with Logseq's hidden built-in properties (``id:: 6018cc98-…``,
     ``collapsed:: true``, ``card-ease-factor:: 2.6``) blanked outside fences: the page
     never shows them, and a UUID is only noise to BM25 and the model."""
-    if not any("::" in line for line in lines[start:]):
-        return list(lines)
-    inside = fence_lines(fences)
-    return [("" if i >= start and i not in inside and _HIDDEN_PROPERTY.match(line) else line)
-            for i, line in enumerate(lines)]
+    return blank_lines(lines, fences, start, _HIDDEN_PROPERTY, "::")
 
 
 def inline_tags(lines: Sequence[str], start: int, fences: Sequence[Span]) -> list[str]:
@@ -132,7 +127,7 @@ def inline_tags(lines: Sequence[str], start: int, fences: Sequence[Span]) -> lis
     inside = fence_lines(fences)
     found: list[str] = []
     for i in range(start, len(lines)):
-        if i in inside or "#" not in lines[i] or _LINK_DEFINITION.match(lines[i]):
+        if i in inside or "#" not in lines[i] or LINK_DEFINITION.match(lines[i]):
             continue
         for tag in _INLINE_TAG.findall(without_code(lines[i])):
             found.append(tag.rstrip("/-"))
