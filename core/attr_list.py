@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from vq.core.code_spans import outside_code
+
 _VALUE = r"""(?:"[^"]*"|'[^']*'|[^\s}"']+)"""
 _TOKEN = rf"(?:[#.][\w:-]+|[\w:-]+={_VALUE})"
 _ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_TOKEN}(?:[ \t]+{_TOKEN})*[ \t]*\}}[ \t]*$")
@@ -57,11 +59,10 @@ def is_heading_markup(line: str) -> bool:
 
 
 def unescape(text: str) -> str:
-    """``\\[`` -> ``[`` outside code spans (the text between backtick runs)."""
+    """``\\[`` -> ``[`` outside code spans."""
     if "\\" not in text:
         return text
-    parts = text.split("`")
-    return "`".join(ESCAPE.sub(r"\1", p) if n % 2 == 0 else p for n, p in enumerate(parts))
+    return outside_code(text, lambda prose: ESCAPE.sub(r"\1", prose))
 
 
 def strip_bold(text: str) -> str:

@@ -26,13 +26,12 @@ the index.
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from vq.core.attr_list import ESCAPE, strip_bold
+from vq.core.code_spans import code_spans, outside_code
 
-_BACKTICKS = re.compile(r"`+")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
 # Each pattern below is linear in its line: a run of spaces is tried once (lookbehind),
@@ -112,27 +111,15 @@ def markdown_text(line: str) -> str:
         line = (admonition.group(2) or admonition.group(3) or "").strip() \
             or admonition.group(1).capitalize() + ":"
     if "((" in line or "{%" in line or "{{" in line:  # first: it may be a link's target
-        line = _outside_code(line, _without_templates)
+        line = outside_code(line, _without_templates)
     line = _link_texts(line)
-    return _BLOCK_ID.sub("", _outside_code(line, _markdown_prose))
+    return _BLOCK_ID.sub("", outside_code(line, _markdown_prose))
 
 
 def _without_templates(text: str) -> str:
     """Logseq block references, Jekyll's raw markers and Hugo shortcodes as rendered."""
     text = _LIQUID_RAW.sub("", _BLOCK_REF.sub("", text))
     return _SHORTCODE.sub(_shortcode_text, text)
-
-
-def _outside_code(line: str, render: Callable[[str], str],
-                  code: Callable[[str], str] = str) -> str:
-    """``line`` with ``render`` applied to the text between its code spans (and ``code``
-    to each span)."""
-    parts, cursor = [], 0
-    for start, end in code_spans(line):
-        parts += [render(line[cursor:start]), code(line[start:end])]
-        cursor = end
-    parts.append(render(line[cursor:]))
-    return "".join(parts)
 
 
 def _link_texts(line: str) -> str:
@@ -153,32 +140,9 @@ def _link_texts(line: str) -> str:
     return "".join(parts) + line[cursor:] if parts else line
 
 
-def code_spans(line: str) -> list[tuple[int, int]]:
-    """The code spans of one line, as CommonMark finds them: a run of backticks opens
-    one that the next run of exactly as many closes (```a ` b```); a run no later run
-    matches is text. One pass over the runs, each length's runs looked up by bisection:
-    a regex with a backreference took minutes on a line of 20,000 backticks."""
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(line)]
-    by_length: dict[int, list[int]] = {}
-    for k, (a, b) in enumerate(runs):
-        by_length.setdefault(b - a, []).append(k)
-    spans, k = [], 0
-    while k < len(runs):
-        a, b = runs[k]
-        same = by_length[b - a]
-        j = bisect.bisect_right(same, k)
-        if j == len(same):
-            k += 1  # no closing run: these backticks are text
-            continue
-        close = same[j]
-        spans.append((a, runs[close][1]))
-        k = close + 1
-    return spans
-
-
 def without_code(line: str) -> str:
     """``line`` with its code spans blanked (a ``#tag`` in backticks is code)."""
-    return _outside_code(line, str, code=lambda _: " ")
+    return outside_code(line, str, code=lambda _: " ")
 
 
 def _markdown_prose(text: str) -> str:

@@ -65,6 +65,7 @@ def test_empty_anchors_and_bold_leave_headings_and_code_stays() -> None:
     assert clean_heading(r"`testEnvironment` \[node | jsdom | string]") == \
         "`testEnvironment` [node | jsdom | string]"  # Jest's Configuration.md
     assert clean_heading(r"`a\[b` stays") == r"`a\[b` stays"
+    assert clean_heading(r"``a`b\[`` and \[x]") == r"``a`b\[`` and [x]"  # spans as CommonMark
     for kept in ("Use <Component> props", "`**kwargs` and __init__", "f(**kw) or g(**kw)",
                  "a ** b ** c"):
         assert clean_heading(kept) == kept
