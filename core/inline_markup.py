@@ -124,9 +124,8 @@ def _without_templates(text: str) -> str:
 
 def _link_texts(line: str) -> str:
     """Each ``[text](url)`` and ``[text][label]`` whose brackets are outside code spans as
-    its text, which may
-    hold code spans itself (``[`zod-to-json-schema`](https://…)``, common in docs); a
-    link written inside a code span is the syntax itself and stays."""
+    its text, which may hold code spans itself (``[`zod-to-json-schema`](https://…)``,
+    common in docs); a link written inside a code span is the syntax itself and stays."""
     if "](" not in line and "][" not in line:
         return line
     masked = list(line)

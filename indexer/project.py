@@ -31,6 +31,7 @@ atomically; an existing config is never replaced without ``force``.
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -379,7 +380,7 @@ def _textless_pdfs(plan: Plan, scan: Scan) -> list[str]:
         plan.notes.append(f"{_n(probe.unprobed, 'PDF')} not looked into for text in time: "
                           "proposed as documents")
     if probe.textless:
-        where = sorted({_parent(p) + "/" if "/" in p else "./" for p in probe.textless})
+        where = sorted({(posixpath.dirname(p) or ".") + "/" for p in probe.textless})
         shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more folders"
                                          if len(where) > 3 else "")
         plan.notes.append(f"left out {_n(len(probe.textless), 'PDF')} with no text in their "
@@ -392,14 +393,11 @@ def _without_pdfs(scan: Scan, textless: list[str]) -> list[str]:
     """Excludes for ``textless``: a folder's PDFs as one glob when none of them has text."""
     if not textless:
         return []
-    left_out = Counter(_parent(p) for p in textless)
-    every = Counter(_parent(p) for p in scan.pdfs)
-    out = [f"/{f}/*.pdf" if f else "/*.pdf" for f, n in sorted(left_out.items()) if n == every[f]]
-    return out + [f"/{p}" for p in textless if left_out[_parent(p)] != every[_parent(p)]]
-
-
-def _parent(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""
+    left_out = Counter(posixpath.dirname(p) for p in textless)
+    every = Counter(posixpath.dirname(p) for p in scan.pdfs)
+    whole = {f for f, n in left_out.items() if n == every[f]}  # folders of drawings only
+    out = [f"/{f}/*.pdf" if f else "/*.pdf" for f in sorted(whole)]
+    return out + [f"/{p}" for p in textless if posixpath.dirname(p) not in whole]
 
 
 def _documents_proposal(scan: Scan, taken: set[str], textless: list[str]) -> Proposal | None:
