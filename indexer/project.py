@@ -42,6 +42,7 @@ import pathspec
 from vq.core import filetypes, paths
 from vq.core.settings import DEFAULT_MODEL, Vault
 from vq.core.settings_schema import MAX_DOCUMENT_BYTES
+from vq.core.test_paths import secondary_folder
 from vq.core.walk import UNCAPPED, discover
 from vq.indexer.note_apps import app_folders
 from vq.indexer.pdf_probe import PAGES, probe_pdfs
@@ -65,11 +66,9 @@ GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
 SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
 # A monorepo keeps its docs below a code folder (zod: packages/docs/content/, 18 MDX
 # pages and a test of them): a folder there of at least this many prose pages, and three
-# times as many as code files, is a notes vault too, unless it is test data; a generic
-# name (content/) takes its parent's.
+# times as many as code files, is a notes vault too, unless it is test data
+# (``vq.core.test_paths``); a generic name (content/) takes its parent's.
 NESTED_PROSE_PAGES = 5
-NOT_PROSE_DIRS = frozenset({"test", "tests", "testdata", "fixtures", "__fixtures__",
-                            "__snapshots__", "snapshots", "examples", "example"})
 GENERIC_DIRS = frozenset({"content", "pages", "src", "source"})
 MANY_LANGUAGES = 8  # a vault's reason names up to this many left-out languages, else counts
 # How ``vq init`` names each prose reader's pages (``filetypes.PROSE_HANDLERS``).
@@ -225,6 +224,8 @@ def _count_file(scan: Scan, rel: str) -> None:
     suffix = filetypes.suffix(rel)
     language = filetypes.language_for(rel)
     prose = PROSE_FORMATS.get(filetypes.handler_name(rel) or "")
+    if prose and secondary_folder(posixpath.dirname(rel)):
+        return  # a test's fixtures (a Markdown parser's 500 cases) are not docs: left to code
     if prose:
         scan.folder(top).pages[prose] += 1
         scan.pages.append(rel)
@@ -276,7 +277,7 @@ def _nested_prose_folders(scan: Scan, tops: list[str]) -> list[str]:
     chosen: list[str] = []
     for folder in sorted(pages, key=lambda f: (f.count("/"), f)):
         if (pages[folder] >= max(NESTED_PROSE_PAGES, 3 * scan.code_in[folder])
-                and not NOT_PROSE_DIRS.intersection(folder.lower().split("/"))
+                and not secondary_folder(folder)
                 and not _inside(folder, chosen)):
             chosen.append(folder)
     return chosen

@@ -14,7 +14,8 @@ the signals scored 0 stays below every hit they scored above 0.
 * **Tests, examples and vendored code below the implementation**, unless the
   query asks for them ("test", "example", "spec", ...): their score is
   multiplied by ``SECONDARY``. A test is known by its file (``tests/``,
-  ``test_*.py``, ``*_test.go``, ``*.spec.ts``) or, where tests live beside the
+  ``__tests__/``, ``test_*.py``, ``*_test.go``, ``*.spec.ts``: ``vq.core.test_paths``,
+  the list ``vq init`` reads too) or, where tests live beside the
   code (Rust's ``mod tests``, a ``test_*`` function in the module it tests), by
   its symbol.
 
@@ -32,6 +33,7 @@ import re
 from collections.abc import Iterable
 
 from vq.core.store import sql_str
+from vq.core.test_paths import is_secondary
 
 SECONDARY = 0.5
 DEFINES = 2.0
@@ -39,10 +41,6 @@ DEFINES = 2.0
 # bang names (``map!``; a ``?`` only after kebab-case: it ends questions)
 _WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:(?:-[A-Za-z0-9_]+)+[!?]?|!)?"
 _IDENT = re.compile(rf"{_WORD}(?:(?:\.|::){_WORD})*(\(\))?")
-_SECONDARY_PATH = re.compile(
-    r"(^|/)(tests?|testing|spec|specs|__tests__|examples?|samples?|demos?|vendor|"
-    r"third_party|fixtures?)/|(^|/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+"
-    r"|conftest\.py)$")
 _TEST_SYMBOL = re.compile(r"(^|\.)(tests?\.|test_)")
 _ASKS_SECONDARY = re.compile(r"\b(tests?|testing|spec|specs|examples?|samples?|fixtures?|"
                              r"vendor(ed)?|demo)\b", re.IGNORECASE)
@@ -116,7 +114,7 @@ def names(symbol: str | None, terms: Iterable[str], path: str = "") -> bool:
 def secondary(path: str, query: str, symbol: str | None = None) -> bool:
     """A test/example/vendored file, or a test defined beside the code it tests, that
     the query did not ask for."""
-    found = _SECONDARY_PATH.search(path) or symbol and _TEST_SYMBOL.search(symbol)
+    found = is_secondary(path) or symbol and _TEST_SYMBOL.search(symbol)
     return bool(found) and not _ASKS_SECONDARY.search(query)
 
 

@@ -289,7 +289,8 @@ def test_a_monorepos_docs_below_a_code_folder_are_a_notes_vault(tmp_path, cli):
     beside the docs site's own code: that folder is proposed, named for its parent; test
     fixtures of Markdown are not docs."""
     pages = {f"packages/docs/content/{n}.mdx": f"# Page {n}\n\nText.\n" for n in "abcdef"}
-    fixtures = {f"packages/core/tests/fixtures/{n}.md": "# Fixture\n" for n in "abcdef"}
+    fixtures = {f"packages/core/{d}/{n}.md": "# Fixture\n" for n in "abcdef"
+                for d in ("tests/fixtures", "__tests__/e2e/markdown", "__e2e__/site")}
     write_tree(tmp_path / "p", {**pages, **fixtures,
                                 "packages/docs/content/api.test.ts": "test('x', () => {});\n",
                                 **{f"packages/docs/app/{n}.tsx": "export default function P() {}\n"
@@ -317,3 +318,14 @@ def test_a_monorepos_docs_below_a_code_folder_are_a_notes_vault(tmp_path, cli):
     assert {v.id: v.path for v in plan.vaults if v.kind == "notes"} == {
         "packages-docs": "packages/docs/content", "cli-docs": "packages/cli/docs",
         "core-docs": "packages/core/docs"}
+
+
+def test_a_markdown_parsers_test_cases_are_not_docs(tmp_path):
+    """markdown-it and remark keep hundreds of Markdown cases in test/: a folder that is
+    mostly Markdown by count, and test data all the same, left to the code vault."""
+    write_tree(tmp_path, {**{f"test/fixtures/{n}.md": "# Case\n\n*a*\n" for n in range(12)},
+                          **{f"src/__tests__/cases/{n}.md": "# Case\n" for n in range(6)},
+                          **{f"lib/{n}.js": "module.exports = 1;\n" for n in range(3)},
+                          "README.md": "# Parser\n"})
+    plan = inspect_project(tmp_path)
+    assert [(v.id, v.kind, v.path) for v in plan.vaults] == [("code", "code", ".")]

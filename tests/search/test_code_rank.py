@@ -74,3 +74,16 @@ def test_module_splits_read_each_prefix_as_a_module_path():
     assert code_rank.module_splits("a.b.C.f") == [("a", "b.C.f"), ("a/b", "C.f"),
                                                   ("a/b/C", "f")]
     assert code_rank.module_splits("plain") == []
+
+
+def test_test_folders_of_every_ecosystem_are_secondary():
+    """Jest's ``__tests__/`` and ``__mocks__/``, Playwright's ``e2e/`` (VitePress keeps its
+    fixture site there) are tests as ``tests/`` is; a folder that only starts like one
+    (``testimonials/``, ``contest.rs``) is not."""
+    for path in ("src/__tests__/parse.ts", "__tests__/e2e/routes/[id].md",
+                 "packages/x/__mocks__/fs.js", "e2e/login.ts", "Tests/data.json",
+                 "pkg/testdata/a.go", "src/parse.spec.ts", "pkg/a_test.go", "conftest.py"):
+        assert code_rank.secondary(path, "parse the routes"), path
+    for path in ("src/testimonials/a.ts", "src/contest.rs", "docs/latest/a.md", "e2e.ts"):
+        assert not code_rank.secondary(path, "parse the routes"), path
+    assert not code_rank.secondary("e2e/login.ts", "the login e2e test")

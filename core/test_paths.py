@@ -1,0 +1,34 @@
+"""Where a project keeps what is not its implementation: tests, fixtures, examples,
+vendored code.
+
+One list for both sides, so they cannot disagree: ``vq init`` does not propose a
+folder of Markdown there as docs (a test's fixtures are not a manual), and search
+ranks a hit there below the implementation unless the query asks for it
+(``vq.query.code_rank``). The folder names are the conventions of the ecosystems
+vq indexes: pytest and Go (``tests/``, ``testdata/``), Jest (``__tests__/``,
+``__mocks__/``, ``__snapshots__/``), Playwright and Starlight (``e2e/``,
+``__e2e__/``), RSpec (``spec/``).
+"""
+
+from __future__ import annotations
+
+import re
+
+SECONDARY_DIRS = frozenset({
+    "test", "tests", "testing", "testdata", "spec", "specs", "__tests__", "__mocks__",
+    "e2e", "__e2e__", "fixture", "fixtures", "__fixtures__", "__snapshots__", "snapshots",
+    "example", "examples", "sample", "samples", "demo", "demos", "vendor", "third_party"})
+# A test file by its name: pytest's test_*.py and conftest.py, Go's *_test.go, Jest's
+# *.test.ts and *.spec.ts
+_TEST_FILE = re.compile(r"^(?:test_.*|.*_test\.[a-z]+|.*\.(?:test|spec)\.[a-z]+|conftest\.py)$")
+
+
+def secondary_folder(folder: str) -> bool:
+    """``folder`` (``/``-separated, relative) is or lies below one of ``SECONDARY_DIRS``."""
+    return any(part.lower() in SECONDARY_DIRS for part in folder.split("/"))
+
+
+def is_secondary(path: str) -> bool:
+    """A file (relative path) of tests, fixtures, examples or vendored code."""
+    folder, _, name = path.rpartition("/")
+    return secondary_folder(folder) or bool(_TEST_FILE.match(name))
