@@ -21,7 +21,8 @@ the signals scored 0 stays below every hit they scored above 0.
 
 Pieces of one definition collapse into one hit and a file's hits are capped
 (``search.per_file_cap``, when set) after these rules, in ``vq.query.collapse``.
-Only ``kind == "code"`` rows are touched: notes and docs rank as fused.
+Only ``kind == "code"`` rows are touched, and prose in a code vault by the tests rule:
+notes and docs vaults rank as fused.
 ``SECONDARY`` is a fixed prior from semble's ranking, not fitted; switching it off
 ranked worse on the judged code set. ``DEFINES`` is its mirror (x2 where that is
 x0.5), a prior too, which that set could not judge (docs/decisions.md#code-hits).
@@ -118,18 +119,22 @@ def secondary(path: str, query: str, symbol: str | None = None) -> bool:
     return bool(found) and not _ASKS_SECONDARY.search(query)
 
 
-def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]) -> list[str]:
-    """Apply the rules to the code rows of a fused ranking (see the module doc); the
-    order that comes back follows the scores, ties by id."""
+def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str],
+           code_vaults: frozenset[str] = frozenset()) -> list[str]:
+    """Apply the rules to the code rows of a fused ranking (see the module doc), and the
+    tests rule to prose in ``code_vaults`` too (a Markdown fixture of a test suite is a
+    notes chunk of the code vault); the order that comes back follows the scores, ties
+    by id."""
     for doc_id in order:
         row = rows[doc_id]
-        if row.get("kind") != "code":
+        code = row.get("kind") == "code"
+        if not code and row.get("vault") not in code_vaults:
             continue
         factor, notes = 1.0, {}
         if secondary(row["path"], query, row.get("symbol")):
             factor *= SECONDARY
             notes["secondary"] = SECONDARY
-        if names(row.get("symbol"), terms, row["path"]):
+        if code and names(row.get("symbol"), terms, row["path"]):
             factor *= DEFINES
             notes["defines"] = DEFINES
         row["_score"] *= factor

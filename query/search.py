@@ -141,7 +141,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     if len(rankings) > 1:
         res.fusion = _fusion_label(settings, SECTIONS in rankings)
     ranked = _fuse(rankings, rows, settings, q)
-    ranked = _code_signals(q.text, ranked, rows)
+    ranked = _code_signals(settings, q.text, ranked, rows)
     ranked = collapse.one_per_place(ranked, rows)
     ranked = collapse.cap_per_file(ranked, rows, settings.search.per_file_cap)
     if q.files:
@@ -373,11 +373,15 @@ def _section(row: dict) -> tuple[str, ...]:
     return (row["vault"], row["path"], row["breadcrumb"])
 
 
-def _code_signals(text: str, ranked: list[str], rows: dict[str, dict]) -> list[str]:
-    """Definitions named by the query up, tests/examples down (``vq.query.code_rank``)."""
-    if not any(rows[i].get("kind") == "code" for i in ranked):
+def _code_signals(settings: Settings, text: str, ranked: list[str],
+                  rows: dict[str, dict]) -> list[str]:
+    """Definitions named by the query up, tests/examples down (``vq.query.code_rank``):
+    code chunks, and prose in a code vault (a test's Markdown fixtures)."""
+    code_vaults = frozenset(v.id for v in settings.vaults if v.kind == "code")
+    if not any(rows[i].get("kind") == "code" or rows[i].get("vault") in code_vaults
+               for i in ranked):
         return ranked
-    return code_rank.adjust(ranked, rows, text, code_rank.symbol_terms(text))
+    return code_rank.adjust(ranked, rows, text, code_rank.symbol_terms(text), code_vaults)
 
 
 def _age_days(row: dict, now: float) -> float:

@@ -181,3 +181,28 @@ def test_tests_rank_below_the_implementation_unless_asked_for(tmp_path, build, m
 
 def files_in_order(settings, text):
     return list(dict.fromkeys(paths(settings, text, method="hybrid")))
+
+
+FIXTURE_SITE = {
+    "src/routes.ts": "export function resolveRoutes(pages: string[]) {\n"
+                     "  return pages.map((p) => p.replace(/\\.md$/, ''));\n}\n",
+    "README.md": "# Router\n\n## Dynamic routes\n\nA page named `[id].md` is a dynamic "
+                 "route: its params come from a paths loader.\n",
+    "__tests__/e2e/dynamic-routes/[id].md": "# Dynamic routes\n\nDynamic routes with "
+                                            "params: {{ $params.id }}\n",
+}
+
+
+def test_markdown_fixtures_of_a_code_vault_rank_below_its_docs(tmp_path, build):
+    """VitePress keeps a fixture site under __tests__/e2e/: its pages are notes chunks of
+    the code vault, and the tests rule reaches them as it reaches test code."""
+    settings = make(tmp_path, "f", FIXTURE_SITE, kind="code")
+    assert build(settings).outcome == "ok"
+    hits = search(settings, Query("dynamic routes with params", limit=5)).hits
+    fixture = next(h for h in hits if h.path.startswith("__tests__/"))
+    assert fixture.signals["code"] == {"secondary": code_rank.SECONDARY}
+    assert hits[0].path == "README.md"
+    notes = make(tmp_path, "n", FIXTURE_SITE, kind="notes")  # a notes vault: as fused
+    assert build(notes).outcome == "ok"
+    assert all("code" not in h.signals
+               for h in search(notes, Query("dynamic routes with params", limit=5)).hits)
