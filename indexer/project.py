@@ -43,7 +43,7 @@ from vq.core import filetypes, paths
 from vq.core.settings import DEFAULT_MODEL, Vault
 from vq.core.settings_schema import MAX_DOCUMENT_BYTES
 from vq.core.test_paths import secondary_folder
-from vq.core.walk import UNCAPPED, discover
+from vq.core.walk import UNCAPPED, discover, ignored, read_gitignore
 from vq.indexer.note_apps import app_folders
 from vq.indexer.pdf_probe import PAGES, probe_pdfs
 from vq.indexer.translations import Translations, find_translations, model_languages
@@ -60,6 +60,14 @@ PROSE_DIRS = frozenset({"docs", "doc", "documentation", "notes", "wiki", "adr", 
 GENERATED_DIRS = frozenset({"vendor", "third_party", "build", "dist", "target", "out",
                             "coverage", "htmlcov", "_build", "site", "venv", "env"})
 GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
+# Output names that are also module names (VitePress' src/node/build/, pip's
+# operations/build/): output only where a build tool writes it, at the project root or
+# beside a package's manifest (packages/x/dist/ beside package.json); elsewhere, sources.
+OUTPUT_OR_MODULE_DIRS = frozenset({"build", "dist", "out", "target"})
+MANIFESTS = ("package.json", "deno.json", "pyproject.toml", "setup.py",
+             "setup.cfg", "Cargo.toml", "go.mod", "pom.xml", "build.gradle",
+             "build.gradle.kts", "build.sbt", "CMakeLists.txt", "meson.build", "Makefile",
+             "composer.json", "Gemfile", "mix.exs", "Package.swift")
 # Names that are build output for one tool and sources for another: MkDocs writes its
 # HTML to site/, while Hugo and Jekyll projects keep their Markdown pages in site/.
 # Such a folder is looked into, and kept as sources when it is mostly Markdown.
@@ -188,20 +196,42 @@ def scan_project(root: Path) -> Scan:
     scan = Scan(root, has_vault_dir=(root / VAULT_DIR).is_dir())
     if scan.has_vault_dir:
         _scan_vault_dir(root / VAULT_DIR, scan)
-    found = discover([Vault("project", root, exclude=GENERATED_GLOBS)], UNCAPPED,
-                     hooked=DOCUMENTS)
+    _scan_tree(scan, "")
+    scan.generated.sort()
+    return scan
+
+
+def _scan_tree(scan: Scan, top: str) -> None:
+    """Count the files below ``top`` (``""``: the root), generated folders pruned;
+    a pruned folder that holds sources after all is counted in turn."""
+    found = discover([Vault("project", scan.root / top, exclude=GENERATED_GLOBS)],
+                     UNCAPPED, hooked=DOCUMENTS)
+    prefix = f"{top}/" if top else ""
     for entry in found.files:
-        _count_file(scan, entry.path)
+        _count_file(scan, prefix + entry.path)
     for _, rel, why in found.pruned:
+        rel = prefix + rel
         name = rel.rsplit("/", 1)[-1]
         if why == "vendored":
             scan.vendored[name] += 1
         elif name in SOURCE_OR_OUTPUT_DIRS and _markdown_sources(scan, rel):
             continue  # counted as the sources it holds
+        elif name in OUTPUT_OR_MODULE_DIRS and _a_module(scan.root, rel):
+            _scan_tree(scan, rel)  # a module named build/: sources
         elif name in GENERATED_DIRS or name.endswith(".egg-info"):
             scan.generated.append(rel)  # pruned by GENERATED_GLOBS (or also .gitignore)
-    scan.generated.sort()
-    return scan
+
+
+def _a_module(root: Path, rel: str) -> bool:
+    """``rel`` (a build/, dist/, out/ or target/ folder the scan pruned) holds sources:
+    it is not where a build tool writes (the project root, beside a package's
+    manifest), and no ``.gitignore`` on the way down leaves it out."""
+    parent = posixpath.dirname(rel)
+    if not parent or any((root / parent / name).is_file() for name in MANIFESTS):
+        return False
+    ignores = sum((read_gitignore(root / folder, folder) for folder in ["", *_ancestors(rel)]),
+                  ())
+    return not ignored(rel, True, None, ignores)
 
 
 def _markdown_sources(scan: Scan, rel: str) -> bool:

@@ -329,3 +329,21 @@ def test_a_markdown_parsers_test_cases_are_not_docs(tmp_path):
                           "README.md": "# Parser\n"})
     plan = inspect_project(tmp_path)
     assert [(v.id, v.kind, v.path) for v in plan.vaults] == [("code", "code", ".")]
+
+
+def test_a_module_named_build_is_source_and_a_packages_dist_is_output(tmp_path):
+    """VitePress' src/node/build/ (render.ts, bundle.ts) is its build step's source, and
+    pip has operations/build/; a tool writes build/ at the root, dist/ beside a package's
+    package.json, and a .gitignore that names a folder wins."""
+    write_tree(tmp_path, {
+        "src/node/tsconfig.json": "{}\n",  # a compiler's settings, not a package
+        **{f"src/node/build/{n}.ts": "export function render() {}\n" for n in ("a", "b")},
+        "src/node/index.ts": "export {}\n",
+        "build/bundle.js": "var a = 1;\n",
+        "packages/ui/package.json": "{}\n", "packages/ui/dist/ui.js": "var b = 2;\n",
+        "packages/ui/src/out/ignored.ts": "export {}\n", "packages/ui/.gitignore": "out/\n",
+    })
+    plan = inspect_project(tmp_path)
+    code = next(v for v in plan.vaults if v.kind == "code")
+    assert code.why.startswith("source: 3 code files (typescript 3)"), code.why
+    assert set(code.exclude) == {"/build/", "/packages/ui/dist/", "/packages/ui/src/out/"}
