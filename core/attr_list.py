@@ -10,7 +10,9 @@ Two more kinds of heading markup leave the breadcrumbs a search shows
 (``clean_heading``, through ``strip_breadcrumb``): an empty HTML element, almost
 always an anchor (``### <a name="filter"></a> Filtering``: 159 of the Docker docs'
 1,915 headings), and bold markers (``#### **Finer Points**``). Other tags stay:
-``<Component>`` in an MDX heading is words. Only what is shown: taking them out of
+``<Component>`` in an MDX heading is words, but a self-closing one is a component's output
+(VitePress' ``### `$params` <Badge type="info" text="template global" />``), shown as its
+``text`` attribute, else not at all. Only what is shown: taking them out of
 the indexed breadcrumb too moved near-ties on the judged sets past the rule fixed
 for it (docs/decisions.md#heading-markup).
 """
@@ -32,6 +34,10 @@ _LATEX_HEADING = re.compile(r"^\\(?:part|chapter|(?:sub){0,2}section|paragraph)\
 # adornment), a Markdown setext underline or rule. The RST chunker and snippets share it.
 ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
 _EMPTY_ELEMENT = re.compile(r"<([A-Za-z][\w-]*)\b[^<>]*>\s*</\1\s*>")
+# A self-closing MDX or Vue component, <Badge type="tip" text="^1.0" />: its output is not in
+# the source; it shows its text= attribute (a badge's words), else nothing
+COMPONENT = re.compile(r"<[A-Z][\w.]{0,100}(?:\s[^<>]{0,500})?/>")
+TEXT_ATTR = re.compile(r"""\btext[ \t]*=[ \t]*(?:"([^"]*)"|'([^']*)')""")
 # Bold outside code spans; not __x__: __init__ is a name, `**kwargs` is code.
 _BOLD = re.compile(r"(?<![`\w*])\*\*(?=[^\s*`])([^`]+?)(?<=[^\s*`])\*\*(?![`\w*])")
 # A backslash escape of ASCII punctuation (CommonMark): ``\[node | jsdom]`` shows ``[node |
@@ -72,10 +78,18 @@ def strip_bold(text: str) -> str:
 
 def clean_heading(heading: str) -> str:
     """A heading's words as a reader sees them rendered: no attribute list, no empty
-    anchor element, no bold markers, no backslash escapes (``"<a name="f"></a>
-    **Filtering**"`` -> ``"Filtering"``)."""
-    text = unescape(strip_bold(_EMPTY_ELEMENT.sub("", strip_attr_list(heading))))
-    return " ".join(text.split())
+    anchor element, a component as its text, no bold markers, no backslash escapes
+    (``"<a name="f"></a> **Filtering**"`` -> ``"Filtering"``)."""
+    text = _EMPTY_ELEMENT.sub("", strip_attr_list(heading))
+    if "/>" in text:
+        text = outside_code(text, lambda prose: COMPONENT.sub(component_text, prose))
+    return " ".join(unescape(strip_bold(text)).split())
+
+
+def component_text(found: re.Match[str]) -> str:
+    """What a self-closing component (``COMPONENT``) shows: its ``text=``, else nothing."""
+    text = TEXT_ATTR.search(found.group(0))
+    return (text.group(1) or text.group(2) or "") if text else ""
 
 
 def strip_breadcrumb(breadcrumb: str) -> str:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from vq.core.attr_list import ESCAPE, strip_bold
+from vq.core.attr_list import COMPONENT, ESCAPE, TEXT_ATTR, component_text, strip_bold
 from vq.core.code_spans import code_spans, outside_code
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
@@ -53,7 +53,8 @@ _SPACES = re.compile(r"[ \t]{2,}")  # what a removed reference leaves, a table's
 _CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?[ \t]*(.*)$")  # > [!warning]- Title
 # Inline HTML that Markdown renders: the tags go, their text stays (an image shows its
 # alt text, a line break a space). Only these names: ``docker run <image>`` and an MDX
-# ``<Component>`` are words.
+# ``<Component>`` in a sentence are words (a self-closing one shows its text=, and a line of
+# component tags alone is block markup).
 _HTML_TAG = re.compile(r"</?(?:a|abbr|b|big|br|center|cite|code|del|details|dfn|div|em|font|"
                        r"i|img|ins|kbd|mark|p|q|s|samp|small|span|strike|strong|sub|summary|"
                        rf"sup|time|tt|u|var)(?:\s[^<>]{{0,{MARKED}}})?/?>", re.IGNORECASE)
@@ -82,7 +83,6 @@ _LIQUID_RAW = re.compile(r"\{%-?[ \t]*(?:end)?raw[ \t]*-?%\}")
 # path), else nothing; {{</* x */>}} is Hugo's way to write one literally.
 _SHORTCODE = re.compile(rf"\{{\{{([<%])(/\*)?[ \t]*(/?)[ \t]*[\w.-][\w./-]{{0,{MARKED}}}"
                         rf"([^{{}}]{{0,{MARKED}}}?)[ \t]*(\*/)?[>%]\}}\}}")
-_TEXT_ARG = re.compile(r"""\btext[ \t]*=[ \t]*(?:"([^"]*)"|'([^']*)')""")
 _ARG = re.compile(r""""([^"]*)"|'([^']*)'|(\S+)""")
 # Admonitions: Docusaurus and VitePress ``:::tip Title`` ... ``:::``, MkDocs ``!!! note
 # "Title"`` (``???`` folded). The opening line shows its title, else its type, as an
@@ -92,8 +92,13 @@ _ADMONITION = re.compile(r"^(?::{3,}[ \t]*|[!?]{3}\+?[ \t]+)(note|tip|info|warni
                          r"danger|important|details|success|question|failure|bug|example|"
                          r"quote|abstract|hint|attention|error|seealso)\b[ \t]*"
                          r"(?:\"([^\"]*)\"|(.*))$", re.IGNORECASE)
+# A line of nothing but MDX or Vue component tags (<Tabs syncKey="pkg">, </TabItem>,
+# <Steps>): a block the page renders around its children, whose words are the next lines.
+# VitePress' ::: code-group, ::: details and ::: raw containers are markup the same way.
+_COMPONENT_LINE = rf"(?-i:(?:</?[A-Z][\w.]{{0,100}}(?:\s[^<>]{{0,{MARKED}}})?/?>[ \t]*)+)$"
 _MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}|{_LIQUID_RAW.pattern}$"
-                             f"|:{{3,}}[ \t]*$|{LINK_DEFINITION.pattern}", re.IGNORECASE)
+                             f"|:{{3,}}[ \t]*(?:code-group|raw|v-pre)?[ \t]*$"
+                             f"|{LINK_DEFINITION.pattern}|{_COMPONENT_LINE}", re.IGNORECASE)
 
 _ORG_LINK = re.compile(r"\[\[([^\[\]]*)\](?:\[([^\[\]]*)\])?\]")  # [[target][text]]
 _ORG_VERBATIM = re.compile(r"(?:(?<=^)|(?<=[\s({'\"]))([=~])"
@@ -146,7 +151,7 @@ def without_code(line: str) -> str:
 
 def _markdown_prose(text: str) -> str:
     if "<" in text:
-        text = _HTML_TAG.sub(_html_tag_text, text)
+        text = COMPONENT.sub(component_text, _HTML_TAG.sub(_html_tag_text, text))
     text = _WIKILINK.sub(_wikilink_text, text)
     text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), strip_bold(text))
     return _SPACES.sub(" ", ESCAPE.sub(r"\1", text))  # \[ shows [
@@ -156,7 +161,7 @@ def _shortcode_text(found: re.Match[str]) -> str:
     opener, escaped, closing, args = found.group(1), found.group(2), found.group(3), found.group(4)
     if escaped:  # {{</* x */>}} shows {{< x >}}
         return found.group(0).replace(opener + "/*", opener, 1).replace("*/", "", 1)
-    text = _TEXT_ARG.search(args)
+    text = TEXT_ATTR.search(args)
     if text or closing:
         return (text.group(1) or text.group(2) or "") if text else ""
     words = (m.group(1) or m.group(2) or m.group(3) or "" for m in _ARG.finditer(args))

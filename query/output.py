@@ -39,9 +39,23 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS, path: str = "") -
     lines = _body_lines(text, handler)
     if not lines:
         return ""
-    best = max(range(len(lines)), key=lambda i: (sum(w in lines[i].lower() for w in words), -i))
-    out = " ".join(lines[best:best + 4]).replace("\t", " ")  # a tab is a space here
+    best = max(range(len(lines)),
+               key=lambda i: (sum(w in lines[i][0].lower() for w in words), -i))
+    out = _window(lines, best, width).replace("\t", " ")  # a tab is a space here
     return out if len(out) <= width else out[:width - 1].rstrip() + "…"
+
+
+def _window(lines: list[tuple[str, bool]], best: int, width: int) -> str:
+    """Up to four lines from ``best``, on one line. It stays on ``best``'s side of a
+    fence (prose, or what a fence holds: a YAML example run into a sentence reads as
+    neither) once it holds a third of ``width``; a lead-in ("To embed a note:") goes on
+    into its example."""
+    picked = [lines[best][0]]
+    for line, code in lines[best + 1:best + 4]:
+        if code != lines[best][1] and len(" ".join(picked)) >= width // 3:
+            break
+        picked.append(line)
+    return " ".join(picked)
 
 
 def hit_snippet(hit: Hit, query: str) -> str:
@@ -49,20 +63,22 @@ def hit_snippet(hit: Hit, query: str) -> str:
     return snippet(hit.text, query, path=hit.path)
 
 
-def _body_lines(text: str, handler: str | None) -> list[str]:
+def _body_lines(text: str, handler: str | None) -> list[tuple[str, bool]]:
     """The chunk's non-blank lines less its headings: ATX lines, adornment lines and the
     RST titles they underline (in AsciiDoc a line of ``----`` delimits a block and
-    underlines nothing), and block markup lines; all of them when nothing else is left."""
+    underlines nothing), and block markup lines; all of them when nothing else is left.
+    Each with True where a fence holds it."""
     raw = [ln.strip() for ln in text.splitlines()]
-    heading = {i for i, ln in enumerate(raw)
-               if is_heading_markup(ln) or is_block_markup(ln, handler)}
+    code = fenced(raw)  # what a fence holds is shown as written: `![[x]]` there is syntax
+    heading = {i for i, ln in enumerate(raw) if i not in code
+               and (is_heading_markup(ln) or is_block_markup(ln, handler))}
     if handler != "asciidoc":
         heading |= {i - 1 for i in heading if i and raw[i - 1] and ADORNMENT.match(raw[i])
                     and not is_fence(raw[i])}  # a closing fence underlines no title
-    code = fenced(raw)  # what a fence holds is shown as written: `![[x]]` there is syntax
-    body = [ln if i in code else rendered(ln[:RENDER_CHARS], handler).strip()
+    body = [(ln, True) if i in code else (rendered(ln[:RENDER_CHARS], handler).strip(), False)
             for i, ln in enumerate(raw) if ln and i not in heading]
-    return [ln for ln in body if ln] or [strip_heading_attrs(ln) for ln in raw if ln]
+    return [(ln, fence) for ln, fence in body if ln] or \
+        [(strip_heading_attrs(ln), False) for ln in raw if ln]
 
 
 def code_lines(text: str, first: int, query: str, most: int = 4, width: int = 100,

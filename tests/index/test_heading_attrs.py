@@ -66,8 +66,11 @@ def test_empty_anchors_and_bold_leave_headings_and_code_stays() -> None:
         "`testEnvironment` [node | jsdom | string]"  # Jest's Configuration.md
     assert clean_heading(r"`a\[b` stays") == r"`a\[b` stays"
     assert clean_heading(r"``a`b\[`` and \[x]") == r"``a`b\[`` and [x]"  # spans as CommonMark
+    assert clean_heading('`$params` <Badge type="info" text="template global" />') == \
+        "`$params` template global"  # VitePress' API reference
+    assert clean_heading("Setup <Since v='2'/> and `<Demo />`") == "Setup and `<Demo />`"
     for kept in ("Use <Component> props", "`**kwargs` and __init__", "f(**kw) or g(**kw)",
-                 "a ** b ** c"):
+                 "a ** b ** c", "a <b/> c"):
         assert clean_heading(kept) == kept
 
 

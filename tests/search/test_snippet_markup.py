@@ -49,6 +49,8 @@ from vq.query.output import snippet
     (":::info Legacy Fake Timers", "Legacy Fake Timers"), (":::tip", "Tip:"),
     (r"Use \*\*not bold\*\*, `\[raw` and C:\Users", r"Use **not bold**, `\[raw` and C:\Users"),
     ('???+ warning "Careful"', "Careful"), ("!!! note", "Note:"),
+    ('Since <Badge type="tip" text="^1.3.0" />, and <LinkCard title="Go" href="/go" /> here',
+     "Since ^1.3.0, and here"),  # VitePress and Starlight components show their output
 ])
 def test_markdown_links_render_as_their_text(line, shown):
     assert markdown_text(line) == shown
@@ -83,6 +85,22 @@ def test_block_markup_lines_are_not_snippet_text():
                    "read fs", path="a.md") == "Read it whole. [^1]: A note."  # a footnote stays
     assert snippet("{% raw %}\n$ docker ps --format '{{.ID}}'\n{%- endraw %}\n", "docker ps",
                    path="a.md") == "$ docker ps --format '{{.ID}}'"  # Jekyll, as Docker's docs
+    tabs = ('<Tabs syncKey="pkg">\n  <TabItem label="npm">\n\nRun npm install.\n\n'
+            '  </TabItem>\n</Tabs>\n\n::: code-group\n\nSee the <Tabs> docs.\n\n:::\n')
+    assert snippet(tabs, "npm", path="a.mdx") == "Run npm install. See the <Tabs> docs."
+
+
+def test_a_snippet_does_not_run_a_sentence_into_the_example_below_it():
+    """Starlight's frontmatter reference: a sentence, then a YAML example in a fence. Run
+    together, the example's keys read as words of the sentence; a short lead-in ("To embed
+    a note:") still shows its example."""
+    text = ("Customize the heading levels to be included or set to `false` to hide the table "
+            "of contents on this page.\n\n```md\n---\ntitle: Page with only H2s\n"
+            "tableOfContents:\n  minHeadingLevel: 2\n---\n```\n")
+    assert snippet(text, "hide the table of contents", path="a.md") == (
+        "Customize the heading levels to be included or set to `false` to hide the table of "
+        "contents on this page.")
+    assert snippet(text, "minHeadingLevel", path="a.md") == "minHeadingLevel: 2 ---"
 
 
 @pytest.mark.model
