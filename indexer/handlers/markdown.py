@@ -17,7 +17,8 @@ breadcrumbs and titles; the chunk text keeps the line as written. HTML
 comments outside fences (``<!-- YAML added: v10.2.0 -->``, lint switches) are
 blanked in the chunk text, line numbers kept: a rendered page does not show
 them, and their words would only dilute BM25 and use up the model's window. So
-are an MDX page's ``import``/``export`` statements and JSX comments.
+are ``<script>`` and ``<style>`` blocks (VitePress' ``<script setup>``), and an MDX
+page's ``import``/``export`` statements and JSX comments.
 """
 
 from __future__ import annotations
@@ -69,6 +70,11 @@ _DATE = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _DATE_KEYS = ("date", "updated", "created")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+# CommonMark's HTML blocks of type 1 that a page runs or applies and never shows: a
+# <script> (VitePress' <script setup>) or <style> block, at a line's start, to its end tag
+_RUN_BLOCKS = {tag: re.compile(rf"^ {{0,3}}<{tag}(?=[\s>]|$).*?</{tag}>",
+                               re.DOTALL | re.IGNORECASE | re.MULTILINE)
+               for tag in ("script", "style")}
 _ESM = re.compile(r"^(?:import|export)(?:[ \t{*]|$)")
 
 
@@ -99,6 +105,8 @@ def markdown_handler(text: str, relpath: str, limits: Limits, title: str = "") -
     headings, fences = _scan(lines, body_start)
     visible = hide_properties(hide_comments(lines, fences, body_start), fences, body_start)
     visible = hide_definitions(visible, fences, body_start)
+    for tag, block in _RUN_BLOCKS.items():
+        visible = hide_comments(visible, fences, body_start, block, f"</{tag}>")
     if filetypes.suffix(relpath) == ".mdx":
         visible = hide_mdx(visible, fences, body_start)
     if visible != lines:

@@ -242,6 +242,24 @@ def test_html_comments_are_blanked_outside_fences_line_numbers_kept() -> None:
     assert lines[14] == " after" and lines[-1] == "<!-- never closed"
 
 
+def test_script_and_style_blocks_are_blanked_outside_fences() -> None:
+    """VitePress' team page opens with a ``<script setup>`` of 30 lines of member data,
+    and Docker's docs keep ``<style>`` blocks: a rendered page runs or applies them and
+    shows none of their words (docs/decisions.md#script-style-blocks)."""
+    text = ("# Team\n\n<script setup>\nconst members = [{ name: 'Evan You' }]\n</script>\n\n"
+            "Meet the team.\n\n<style>table td { white-space: nowrap; }</style>\n\n"
+            "```html\n<script setup>\nconst shown = true\n</script>\n```\n\n"
+            "A <script> tag in a sentence stays, and so does <scripts>.\n")
+    (chunk,) = markdown_handler(text, "team.md", Limits()).chunks
+    assert (chunk.start_line, chunk.end_line) == (1, 17)
+    lines = chunk.text.split("\n")
+    assert lines[2:5] == ["", "", ""] and lines[6] == "Meet the team." and lines[8] == ""
+    assert "const shown = true" in lines  # a fence shows what it holds
+    assert lines[-1] == "A <script> tag in a sentence stays, and so does <scripts>."
+    many = markdown_handler("<script>\n" * 20_000 + "</script>\n", "many.md", Limits())
+    assert not "".join(c.text for c in many.chunks).strip()
+
+
 def test_many_comment_openers_and_fences_are_read_in_one_pass() -> None:
     """40,000 unclosed ``<!--`` lines were each tried against the rest of the file, and
     each comment looked through every fence: both quadratic. They are text (unclosed)
