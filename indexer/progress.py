@@ -4,8 +4,11 @@
 The unit is the chunk with its vectors: after reconcile the build knows how many
 bytes it will read, so ``Tracker`` estimates the chunks they make (and the rows an
 earlier build left without vectors), refines the estimate from what chunking has
-seen so far, and never lets the total shrink: a percentage that goes backwards is
-worse than none.
+seen so far, and never lets the total shrink while files are still being read: a
+percentage that goes backwards is worse than none. Once every file is read the total
+is known, and it is that number, smaller or not: a folder of notebooks is megabytes of
+outputs and images that make few chunks, and its byte-based estimate (92,000 chunks for
+6,400) kept an ETA of an hour on a five-minute build.
 """
 
 from __future__ import annotations
@@ -165,9 +168,13 @@ class Tracker:
         self.bytes_done += nbytes
         self.chunks_seen += rows
         self.done += with_vectors
-        per_byte = self.chunks_seen / self.bytes_done if self.bytes_done else 1 / BYTES_PER_CHUNK
-        left = max(0, self.bytes_total - self.bytes_done)
-        self._grow(self.pending_before + self.chunks_seen + left * per_byte)
+        if self.files_done >= self.files_total:  # known now, whatever was estimated
+            self.total = max(self.done, self.pending_before + self.chunks_seen)
+        else:
+            per_byte = self.chunks_seen / self.bytes_done if self.bytes_done else \
+                1 / BYTES_PER_CHUNK
+            left = max(0, self.bytes_total - self.bytes_done)
+            self._grow(self.pending_before + self.chunks_seen + left * per_byte)
         self._changed()
 
     def embedded(self, rows: int) -> None:
