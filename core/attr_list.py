@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from vq.core.code_spans import outside_code
+from vq.core.code_spans import one_backtick, outside_code
 
 _VALUE = r"""(?:"[^"]*"|'[^']*'|[^\s}"']+)"""
 _TOKEN = rf"(?:[#.][\w:-]+|[\w:-]+={_VALUE})"
@@ -78,11 +78,14 @@ def strip_bold(text: str) -> str:
 
 def clean_heading(heading: str) -> str:
     """A heading's words as a reader sees them rendered: no attribute list, no empty
-    anchor element, a component as its text, no bold markers, no backslash escapes
-    (``"<a name="f"></a> **Filtering**"`` -> ``"Filtering"``)."""
+    anchor element, a component as its text, code spans in one backtick, no bold
+    markers, no backslash escapes (``"<a name="f"></a> **Filtering**"`` ->
+    ``"Filtering"``)."""
     text = _EMPTY_ELEMENT.sub("", strip_attr_list(heading))
     if "/>" in text:
         text = outside_code(text, lambda prose: COMPONENT.sub(component_text, prose))
+    if "``" in text:
+        text = outside_code(text, str, one_backtick)
     return " ".join(unescape(strip_bold(text)).split())
 
 

@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 
 from vq.core.attr_list import COMPONENT, ESCAPE, TEXT_ATTR, component_text, strip_bold
-from vq.core.code_spans import code_spans, outside_code
+from vq.core.code_spans import code_spans, one_backtick, outside_code
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
@@ -118,7 +118,7 @@ def markdown_text(line: str) -> str:
     if "((" in line or "{%" in line or "{{" in line:  # first: it may be a link's target
         line = outside_code(line, _without_templates)
     line = _link_texts(line)
-    return _BLOCK_ID.sub("", outside_code(line, _markdown_prose))
+    return _BLOCK_ID.sub("", outside_code(line, _markdown_prose, one_backtick))
 
 
 def _without_templates(text: str) -> str:
@@ -206,13 +206,15 @@ def org_text(text: str) -> str:
 
 def rendered(line: str, handler: str | None) -> str:
     """``line`` of a chunk read by ``handler`` as a reader sees it; formats without
-    inline links (code, RST, LaTeX, text) unchanged."""
+    inline links (code, LaTeX, text) unchanged, and RST but for its ````literals````."""
     if handler == "asciidoc":
         return asciidoc_text(line)
     if handler == "org":
         return org_text(line)
     if handler in ("markdown", "html", "notebook", None):  # None: a hook's Markdown output
         return markdown_text(line)
+    if handler == "rst" and "``" in line:  # ``literal``
+        return outside_code(line, str, one_backtick)
     return line
 
 

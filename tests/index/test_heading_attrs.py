@@ -69,6 +69,8 @@ def test_empty_anchors_and_bold_leave_headings_and_code_stays() -> None:
     assert clean_heading('`$params` <Badge type="info" text="template global" />') == \
         "`$params` template global"  # VitePress' API reference
     assert clean_heading("Setup <Since v='2'/> and `<Demo />`") == "Setup and `<Demo />`"
+    assert clean_heading("Timing Code Snippets: ``%timeit`` and ``%time``") == \
+        "Timing Code Snippets: `%timeit` and `%time`"  # the Data Science Handbook
     for kept in ("Use <Component> props", "`**kwargs` and __init__", "f(**kw) or g(**kw)",
                  "a ** b ** c", "a <b/> c"):
         assert clean_heading(kept) == kept

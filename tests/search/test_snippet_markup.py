@@ -51,9 +51,15 @@ from vq.query.output import snippet
     ('???+ warning "Careful"', "Careful"), ("!!! note", "Note:"),
     ('Since <Badge type="tip" text="^1.3.0" />, and <LinkCard title="Go" href="/go" /> here',
      "Since ^1.3.0, and here"),  # VitePress and Starlight components show their output
+    ("an ``object`` dtype, `` `a` `` and `` x ``", "an `object` dtype, `` `a` `` and `x`"),
 ])
 def test_markdown_links_render_as_their_text(line, shown):
     assert markdown_text(line) == shown
+
+
+def test_rst_literals_read_as_code_spans():
+    assert snippet("Call ``Client.get()`` or the `default role`.", "client", path="a.rst") \
+        == "Call `Client.get()` or the `default role`."
 
 
 def test_asciidoc_and_org_links_render_as_their_text():
