@@ -22,6 +22,7 @@ the index.
   its text, anchors (``[[id]]``, ``[#id]``) nothing, quoted text no markers.
 * Org: ``[[target][description]]`` shows its description (else its target), and
   ``=verbatim=`` / ``~code~`` lose their markers.
+* RST: as Sphinx renders it, in ``vq.core.rst_markup``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 
 from vq.core.attr_list import COMPONENT, ESCAPE, TEXT_ATTR, component_text, strip_bold
 from vq.core.code_spans import code_spans, one_backtick, outside_code
+from vq.core.rst_markup import rst_text
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
@@ -206,15 +208,16 @@ def org_text(text: str) -> str:
 
 def rendered(line: str, handler: str | None) -> str:
     """``line`` of a chunk read by ``handler`` as a reader sees it; formats without
-    inline links (code, LaTeX, text) unchanged, and RST but for its ````literals````."""
+    inline links (code, LaTeX, text) unchanged; RST as Sphinx renders it
+    (``vq.core.rst_markup``)."""
     if handler == "asciidoc":
         return asciidoc_text(line)
     if handler == "org":
         return org_text(line)
     if handler in ("markdown", "html", "notebook", None):  # None: a hook's Markdown output
         return markdown_text(line)
-    if handler == "rst" and "``" in line:  # ``literal``
-        return outside_code(line, str, one_backtick)
+    if handler == "rst":
+        return rst_text(line)
     return line
 
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from vq.core import rst_markup
 from vq.core.attr_list import ADORNMENT, is_heading_markup, strip_heading_attrs
 from vq.core.display import shown
 from vq.core.filetypes import handler_name
@@ -48,12 +49,16 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS, path: str = "") -
 def _window(lines: list[tuple[str, bool]], best: int, width: int) -> str:
     """Up to four lines from ``best``, on one line. It stays on ``best``'s side of a
     fence (prose, or what a fence holds: a YAML example run into a sentence reads as
-    neither) once it holds a third of ``width``; a lead-in ("To embed a note:") goes on
-    into its example."""
-    picked = [lines[best][0]]
+    neither), except that a short lead-in ("To embed a note:", under a third of
+    ``width``) goes on into its example, and ends with it."""
+    picked, first, crossed = [lines[best][0]], lines[best][1], False
     for line, code in lines[best + 1:best + 4]:
-        if code != lines[best][1] and len(" ".join(picked)) >= width // 3:
-            break
+        if code == first and crossed:
+            break  # out of the lead-in's example again
+        if code != first and not crossed:
+            if first or len(" ".join(picked)) >= width // 3:
+                break
+            crossed = True
         picked.append(line)
     return " ".join(picked)
 
@@ -68,10 +73,10 @@ def _body_lines(text: str, handler: str | None) -> list[tuple[str, bool]]:
     RST titles they underline (in AsciiDoc a line of ``----`` delimits a block and
     underlines nothing), and block markup lines; all of them when nothing else is left.
     Each with True where a fence holds it."""
-    raw = [ln.strip() for ln in text.splitlines()]
-    code = fenced(raw)  # what a fence holds is shown as written: `![[x]]` there is syntax
-    heading = {i for i, ln in enumerate(raw) if i not in code
-               and (is_heading_markup(ln) or is_block_markup(ln, handler))}
+    lines = text.splitlines()
+    raw = [ln.strip() for ln in lines]
+    code, markup = _blocks(lines, raw, handler)
+    heading = markup | {i for i, ln in enumerate(raw) if i not in code and is_heading_markup(ln)}
     if handler != "asciidoc":
         heading |= {i - 1 for i in heading if i and raw[i - 1] and ADORNMENT.match(raw[i])
                     and not is_fence(raw[i])}  # a closing fence underlines no title
@@ -79,6 +84,17 @@ def _body_lines(text: str, handler: str | None) -> list[tuple[str, bool]]:
             for i, ln in enumerate(raw) if ln and i not in heading]
     return [(ln, fence) for ln, fence in body if ln] or \
         [(strip_heading_attrs(ln), False) for ln in raw if ln]
+
+
+def _blocks(lines: list[str], raw: list[str], handler: str | None
+            ) -> tuple[set[int], set[int]]:
+    """(the lines a code block holds, shown as written: `![[x]]` in a fence is syntax;
+    the lines that only open or close a block) of a chunk, by its format."""
+    if handler == "rst":  # literal blocks are indented: read the lines as written
+        return rst_markup.code_lines(lines), rst_markup.markup_lines(lines)
+    code = fenced(raw)
+    return code, {i for i, ln in enumerate(raw)
+                  if i not in code and is_block_markup(ln, handler)}
 
 
 def code_lines(text: str, first: int, query: str, most: int = 4, width: int = 100,

@@ -23,11 +23,10 @@ import re
 from collections.abc import Sequence
 
 from vq.core.attr_list import ADORNMENT
+from vq.core.rst_markup import REFERENCE, ROLE
 from vq.indexer.handlers.base import Document, Limits, Span, file_stem, is_blank, split_lines
 from vq.indexer.handlers.markdown import Heading, heading_sections, section_chunks
 
-_ROLE = re.compile(r":[\w:+.-]+:`([^`<]*?)\s*(?:<[^>]*>)?`")  # :doc:`text <target>` -> text
-_REFERENCE = re.compile(r"`([^`<]*?)\s*(?:<[^>]*>)?`__?")   # `text <url>`_ -> text
 _FIELD = re.compile(r"^:[\w-]+:([ \t].*)?$")  # :orphan:, :tocdepth: 2 (Sphinx page metadata)
 _LITERAL_OPENER = re.compile(r"(::[ \t]*$)|^[ \t]*\.\.[ \t]+(code-block|code|sourcecode)::")
 
@@ -95,7 +94,7 @@ def _title_at(lines: Sequence[str], i: int) -> tuple[int, int, str, tuple[str, b
 def plain(title: str) -> str:
     """A title as it reads rendered: ``Using ``async`` `` -> ``Using async``; roles and
     references keep their text (the breadcrumb is shown and embedded)."""
-    title = _REFERENCE.sub(r"\1", _ROLE.sub(r"\1", title))
+    title = REFERENCE.sub(r"\1", ROLE.sub(r"\1", title))
     return title.replace("``", "").strip()
 
 

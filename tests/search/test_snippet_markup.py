@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import build_and_search
-from vq.core.inline_markup import asciidoc_text, code_spans, markdown_text, org_text
+from vq.core.inline_markup import asciidoc_text, code_spans, markdown_text, org_text, rendered
 from vq.indexer.handlers.base import Limits
 from vq.indexer.handlers.markdown import markdown_handler
 from vq.query.output import snippet
@@ -125,7 +125,7 @@ def test_a_search_shows_an_obsidian_note_as_it_reads(tmp_path, build, cli):
 def test_what_a_fence_holds_is_shown_as_written():
     text = "To embed a note:\n\n```md\n![[Internal links]]\n```\nSee [[Internal links|links]].\n"
     assert snippet(text, "embed note", path="a.md") == \
-        "To embed a note: ![[Internal links]] See links."
+        "To embed a note: ![[Internal links]]"  # a lead-in and its example, no more
 
 
 def test_quotes_and_obsidian_callouts_read_as_rendered():
@@ -178,3 +178,69 @@ def test_long_lines_of_markup_openers_are_read_in_one_pass():
     drawing = "---\nexcalidraw-plugin: parsed\n---\nwords" + " " * 200_000 + "x ^dXE45Wv8\n"
     assert "dXE45Wv8" not in markdown_handler(drawing, "d.excalidraw.md", Limits()).chunks[0].text
     assert markdown_text("a" + " " * 100_000 + "b ^b15695") == "a b"
+    from vq.indexer.handlers.rst import rst_handler  # a role's target ran to the line's end
+    title = "`a <" * 150_000  # for each backtick: 600 KB of title took minutes
+    page = rst_handler(f"{title}\n{'=' * len(title)}\n\nbody\n", "n.rst", Limits())
+    assert "body" in "\n".join(c.text for c in page.chunks)
+    assert rendered(":a:`x <" * 150_000, "rst").startswith(":a:`x <")
+
+
+@pytest.mark.parametrize(("line", "shown"), [
+    ("the :meth:`~flask.Flask.errorhandler` decorator, :func:`send_file` and "
+     ":class:`dict`", "the `errorhandler()` decorator, `send_file()` and `dict`"),
+    (":ref:`the guide <blueprints>`, `Flask <https://flask.dev>`_ and `name`_",
+     "the guide, Flask and name"),
+    (":data:`.appcontext_pushed`, :envvar:`FLASK_APP`, :doc:`tutorial/index`",
+     "`appcontext_pushed`, `FLASK_APP`, tutorial/index"),
+    ("``a`b`` literal, *emphasis* and **strong**", "``a`b`` literal, emphasis and strong"),
+    ("mounted at other places::", "mounted at other places:"),
+    (".. note:: Mind the context.", "Note: Mind the context."),
+    (".. versionadded:: 2.2", "Added in version 2.2."),
+    (".. py:data:: SECRET_KEY", "`SECRET_KEY`"),
+])
+def test_rst_reads_as_sphinx_renders_it(line, shown):
+    assert rendered(line, "rst").strip() == shown
+
+
+FLASK_RST = """\
+Registering Blueprints
+----------------------
+
+Blueprints can be mounted at other places, as :meth:`~flask.Flask.register_blueprint`
+says::
+
+    app.register_blueprint(simple_page, url_prefix='/pages')
+
+And these are the rules:
+
+.. code-block:: python
+    :caption: app.py
+
+    >>> app.url_map
+
+.. _blueprint-errors:
+
+.. toctree::
+   :maxdepth: 2
+"""
+
+
+def test_rst_literal_blocks_directives_and_options_read_as_rendered():
+    """Flask's blueprints.rst: a literal block after ``::``, a ``code-block`` with a
+    caption, a target and a toctree; the code is shown as written, and a snippet that
+    starts in prose stops at it."""
+    assert snippet(FLASK_RST, "mounted blueprints", path="b.rst") == (
+        "Blueprints can be mounted at other places, as `register_blueprint()` says: "
+        "app.register_blueprint(simple_page, url_prefix='/pages')")  # a lead-in, its example
+    assert snippet(FLASK_RST, "url_map", path="b.rst") == ">>> app.url_map"
+    assert snippet(FLASK_RST, "url_prefix", path="b.rst") == \
+        "app.register_blueprint(simple_page, url_prefix='/pages')"
+
+
+@pytest.mark.model
+def test_a_search_shows_a_sphinx_page_as_it_reads(tmp_path, build, cli):
+    """The real path: an RST page built and searched, roles shown as Sphinx shows them."""
+    hits = build_and_search(tmp_path, build, cli, {"blueprints.rst": FLASK_RST}, "notes",
+                            "blueprints mounted at other places")
+    assert hits[0]["snippet"].startswith("Blueprints can be mounted at other places, as "
+                                         "`register_blueprint()` says:")
