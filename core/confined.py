@@ -125,6 +125,16 @@ class Grew(OSError):
     """The opened file is larger than the caller's bound (the size the walk saw)."""
 
 
+def read_head(fd: int, size: int) -> bytes:
+    """The first ``size`` bytes of ``fd`` if it is a regular file; closes ``fd``."""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file")
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
 def read_regular(fd: int, limit: int) -> bytes:
     """All of ``fd`` if it is a regular file of at most ``limit`` bytes; closes ``fd``.
 

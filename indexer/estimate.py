@@ -201,17 +201,19 @@ def suggest_excludes(plan: Plan, estimate: Estimate) -> list[str]:
         base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
         minutes = chunks / estimate.rate / 60 if estimate.rate else 0
         noun = "file" if files == 1 else "files"
-        out.append(f"{folder}/ ({files} {noun}, ~{chunks} chunks, ~{minutes:.0f} min): "
-                   f"add \"/{folder[len(base):]}/\" to vaults.{vault.id}.exclude")
+        what = (f"the whole of vault {vault.id}: remove vaults.{vault.id}" if folder + "/" == base
+                else f"add \"/{folder[len(base):]}/\" to vaults.{vault.id}.exclude")
+        out.append(f"{folder}/ ({files} {noun}, ~{chunks} chunks, ~{minutes:.0f} min): {what}")
     return out
 
 
 def _vault_for(plan: Plan, folder: str) -> Proposal | None:
-    """The deepest proposed vault whose path holds ``folder``."""
+    """The deepest proposed vault whose path holds ``folder`` (or is it: tldr's ``pages/``
+    is a vault of its own, which the root's code vault already leaves out)."""
     best = None
     for v in plan.vaults:
         base = "" if v.path == "." else v.path.rstrip("/") + "/"
-        if (folder + "/").startswith(base) and folder + "/" != base and (
+        if (folder + "/").startswith(base) and (
                 best is None or len(v.path) > len(best.path) or best.path == "."):
             best = v
     return best

@@ -39,7 +39,7 @@ from typing import Any
 
 import pathspec
 
-from vq.core import filetypes, paths
+from vq.core import confined, filetypes, paths
 from vq.core.settings import DEFAULT_MODEL, Vault
 from vq.core.settings_schema import MAX_DOCUMENT_BYTES
 from vq.core.test_paths import secondary_folder
@@ -79,6 +79,7 @@ SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
 NESTED_PROSE_PAGES = 5
 GENERIC_DIRS = frozenset({"content", "pages", "src", "source"})
 MANY_LANGUAGES = 8  # a vault's reason names up to this many left-out languages, else counts
+MANY_NAMES = 12  # a reason or a note names up to this many folders, then "and N more"
 # How ``vq init`` names each prose reader's pages (``filetypes.PROSE_HANDLERS``).
 PROSE_FORMATS = {"markdown": "Markdown", "rst": "RST", "asciidoc": "AsciiDoc", "org": "Org",
                  "latex": "LaTeX"}
@@ -390,7 +391,7 @@ def _code_proposal(scan: Scan, prose: list[str], doc_globs: tuple[str, ...], tak
     exclude = tuple(f"/{d}/" for d in (*prose, *scan.generated)) + doc_globs
     if prose or scan.generated:
         left_out = [f"{d}/" for d in prose] + [f"{d}/ (generated)" for d in scan.generated]
-        parts.append("leaves out " + ", ".join(left_out))
+        parts.append("leaves out " + _listed(left_out))
     return Proposal(_unique(taken, "code", "src"), ".", "code", "; ".join(parts),
                     exclude=exclude)
 
@@ -452,7 +453,8 @@ def _documents_proposal(scan: Scan, taken: set[str], textless: list[str]) -> Pro
 def _leave_out_translations(plan: Plan, scan: Scan) -> None:
     """Exclude the translated docs the model does not read from every vault that would
     walk them, and say what was left out (in the vault's reason and a note)."""
-    plan.translations = find_translations(scan.pages, plan.model)
+    plan.translations = find_translations(scan.pages, plan.model,
+                                          read=lambda rel: _first_words(scan.root, rel))
     reads = "every language" if model_languages(plan.model) is None else "English"
     for tree in plan.translations:
         where = f"{tree.where}/" if tree.where else "the project"
@@ -461,7 +463,7 @@ def _leave_out_translations(plan: Plan, scan: Scan) -> None:
             plan.notes.append(f"translations in {where}: {len(tree.files)} languages, all "
                               f"kept ({plan.model} reads {reads})")
             continue
-        names = ", ".join(_lang(k) for k in tree.left_out)
+        names = _listed([_lang(k) for k in tree.left_out])
         kept_part = f"kept {', '.join(kept)}; " if kept else ""  # else: the pages beside
         plan.notes.append(
             f"translations in {where}: {kept_part}left out {names} "
@@ -483,6 +485,16 @@ def _leave_out_app_folders(plan: Plan) -> None:
             left_out.append(f"{found.folder}/ ({found.why})")
     if left_out:
         plan.notes.append(f"{app}: left out {'; '.join(left_out)}")
+
+
+def _first_words(root: Path, rel: str, size: int = 4096) -> str:
+    """The first ``size`` bytes of a page as text, read beneath ``root`` without
+    following links; "" when it cannot be read."""
+    try:
+        return confined.read_head(confined.open_beneath(str(root), rel.split("/")), size) \
+            .decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return ""
 
 
 def _excluding(vault: Proposal, folder: str) -> Proposal:
@@ -507,7 +519,7 @@ def _drop_translation_only(plan: Plan, scan: Scan) -> None:
             plan.vaults.remove(vault)  # nothing but left-out languages (i18n/fr/...)
             dropped.append(f"{vault.path}/")
     if dropped:  # one line, however many languages (a help vault has 30 folders)
-        plan.notes.append(f"no vault for {', '.join(dropped)}: "
+        plan.notes.append(f"no vault for {_listed(dropped)}: "
                           + ("it holds" if len(dropped) == 1 else "they hold")
                           + " only translations left out above")
 
@@ -526,10 +538,17 @@ def _named(path: str, globs: list[str]) -> bool:
 
 
 def _lang(key: str) -> str:
-    """``docs/es`` -> ``es``; ``*.fr.md``, ``*-de.adoc``, ``*_zh-CN.md`` -> the code."""
+    """``docs/es`` -> ``es``; ``*.fr.md``, ``*-de.adoc``, ``*_zh-CN.md`` -> the code;
+    ``pages.pt_BR`` (tldr) -> ``pt_BR``."""
     if _is_glob(key):
         return key[1:].rsplit(".", 1)[0].lstrip("._-")
-    return key.rsplit("/", 1)[-1]
+    return key.rsplit("/", 1)[-1].rpartition(".")[2]
+
+
+def _listed(names: list[str], most: int = MANY_NAMES) -> str:
+    """``a, b, c``; past ``most`` names, ``a, b, …, and 30 more``."""
+    shown = ", ".join(names[:most])
+    return shown if len(names) <= most else f"{shown}, and {len(names) - most} more"
 
 
 def _without(vault: Proposal, tree: Translations, pages: list[str]) -> Proposal:

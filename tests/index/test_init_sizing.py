@@ -147,6 +147,32 @@ def test_a_page_by_a_code_in_capitals_beside_its_original_is_a_translation():
     assert find_translations(["README.md", "README_JP.md"], "multilingual-e5")[0].left_out == ()
 
 
+def test_pages_named_like_codes_that_read_as_english_are_no_translation():
+    """tldr names its pages for commands: ``git-rm.md`` beside ``git-am.md``, and
+    ``docker-ps.md`` beside ``docker-rm.md``, end in Romansh, Amharic and Pashto by their
+    names. Read, they are English; a French README beside a German one is not."""
+    texts = {"pages/git-am.md": "# git am\n\n> Apply patch files and create a commit.",
+             "pages/git-rm.md": "# git rm\n\n> Remove files from the repository index.",
+             "pages/docker-ps.md": "# docker ps\n\n> List all of the containers that run.",
+             "pages/docker-rm.md": "# docker rm\n\n> Remove containers, with their volumes.",
+             "README-fr.md": "# Démarrer\n\nInstallez le paquet avec la commande suivante.",
+             "README-de.md": "# Loslegen\n\nInstallieren Sie das Paket mit dem Befehl."}
+    [tree] = find_translations([*texts, "pages/git.md"], "all-MiniLM-L6-v2", read=texts.get)
+    assert tree.files == {"*-de.md": 1, "*-fr.md": 1}
+    unread = find_translations(list(texts), "all-MiniLM-L6-v2")[0]  # names alone
+    assert unread.files["*-rm.md"] == 2 and "*-ps.md" in unread.left_out
+
+
+def test_folders_named_for_a_language_beside_the_original_are_translations():
+    """tldr keeps pages.fr/, pages.pt_BR/ and pages.ml/ (Malayalam, though ml is no code
+    for a folder of its own) beside pages/."""
+    pages = ["pages/common/ls.md", "pages.fr/common/ls.md", "pages.pt_BR/common/ls.md",
+             "pages.ml/common/ls.md", "pages.en/common/ls.md", "scripts.fr/a.md"]
+    [tree] = find_translations(pages, "all-MiniLM-L6-v2")
+    assert set(tree.files) == {"pages.fr", "pages.pt_BR", "pages.ml", "pages.en"}
+    assert set(tree.left_out) == {"pages.fr", "pages.pt_BR", "pages.ml"}
+
+
 def test_estimate_counts_the_chunks_a_build_writes(framework, tmp_path, test_models):
     """The sample holds every file here, so the estimate is the build's own count."""
     from vq.jobs.runner import locked_build
@@ -225,3 +251,20 @@ def test_language_folders_left_out_are_named_in_one_note(tmp_path):
     assert [v.path for v in plan.vaults] == ["en", "."]
     dropped = [n for n in plan.notes if n.startswith("no vault for")]
     assert dropped == ["no vault for de/, fr/: they hold only translations left out above"]
+
+
+def test_a_big_folder_that_is_a_vault_is_not_suggested_to_another_vault(tmp_path):
+    """tldr: pages/ is a notes vault of its own; the root's code vault already leaves it
+    out, so "add /pages/ to vaults.code.exclude" was a suggestion that changed nothing."""
+    from vq.indexer.estimate import Estimate
+
+    write_tree(tmp_path, {**{f"pages/common/{n}.md": "# x\n\nWords.\n" for n in range(6)},
+                          **{f"scripts/{n}.py": "x = 1\n" for n in range(3)}})
+    plan = inspect_project(tmp_path)
+    assert {v.id: v.path for v in plan.vaults} == {"pages": "pages", "code": "."}
+    est = Estimate(files=9, chunks=9, texts=9, rate=0.001, device="cpu",
+                   folders=[("pages", 6, 6), ("scripts", 3, 3)])
+    assert est.long
+    assert suggest_excludes(plan, est) == [
+        "pages/ (6 files, ~6 chunks, ~100 min): the whole of vault pages: remove vaults.pages",
+        'scripts/ (3 files, ~3 chunks, ~50 min): add "/scripts/" to vaults.code.exclude']
