@@ -1,8 +1,9 @@
 """`vq init`'s judgement: look at a project folder and propose vaults, each with a reason.
 
 The build's own stat walk (``vq.core.walk.discover``: no file is read except the
-first line of ``.vault`` notes, to spot frontmatter, a notes app's settings and the
-first pages of PDFs, to spot drawings), which honours
+first line of ``.vault`` notes, to spot frontmatter, a notes app's settings, the
+first pages of PDFs, to spot drawings, and the first 4 KB of pages named like a
+language, to hear whether they are English), which honours
 ``.gitignore`` and skips hidden, vendored and generated folders, then a few
 plain rules:
 
