@@ -47,6 +47,13 @@ def chunks_of(done: int, total: int, exact: bool) -> str:
     return f"{done:,} of {'' if exact else '~'}{total:,} chunks"
 
 
+def rows_pending(lock_path: Path) -> int:
+    """How many chunk rows of the searched tables wait for their vectors, as the last
+    build's record says (0: none, or the record is about a rebuild's staged tables)."""
+    record = read_record(lock_path)
+    return 0 if not record or record.get("staged") else max(0, int(record.get("table_pending", 0)))
+
+
 def embedded_line(record: dict[str, Any]) -> str | None:
     """"12,400 of 15,348 chunks embedded", or None when every chunk has its vectors
     (or the record is about a rebuild's staged tables, not the ones searched)."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from vq.core import store
 from vq.core.attr_list import strip_breadcrumb
-from vq.core.build_progress import embedding_notices
+from vq.core.build_progress import embedding_notices, rows_pending
 from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
 from vq.core.schema import SECTION_VECTOR
@@ -140,7 +140,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     res.pools = {name: len(ids) for name, ids in rankings.items()}
     if len(rankings) > 1:
         res.fusion = _fusion_label(settings, SECTIONS in rankings)
-    ranked = _fuse(rankings, rows, settings, q)
+    ranked = _fuse(rankings, rows, settings, q, _pending(settings, sources, rankings))
     ranked = _code_signals(settings, q.text, ranked, rows)
     ranked = collapse.one_per_place(ranked, rows)
     ranked = collapse.cap_per_file(ranked, rows, settings.search.per_file_cap)
@@ -314,8 +314,16 @@ def _collect(table: Any, rows: dict[str, dict], signal: str, keep: Any = None) -
     return ids
 
 
+def _pending(settings: Settings, sources: Sources, rankings: dict[str, list[str]]) -> set[str]:
+    """The BM25 candidates whose vectors a build has not written yet; none is looked for
+    when the last build's record says every row has them."""
+    if "bm25" not in rankings or len(rankings) < 2 or not rows_pending(settings.build_lock):
+        return set()
+    return sources.without_vectors(rankings["bm25"])
+
+
 def _fuse(rankings: dict[str, list[str]], rows: dict[str, dict], settings: Settings,
-          q: Query) -> list[str]:
+          q: Query, pending: set[str] | None = None) -> list[str]:
     if len(rankings) == 1:
         (signal, ids), = rankings.items()
         scores = {i: rows[i]["_signals"][signal]["score"] for i in ids}
@@ -323,6 +331,8 @@ def _fuse(rankings: dict[str, list[str]], rows: dict[str, dict], settings: Setti
         scores = fusion.rrf(rankings, settings.search.rrf_k)
     else:
         scores = _convex(rankings, rows, settings.search.lexical_weight)
+    if pending and len(rankings) > 1:
+        _stand_in(scores, rankings, rows, pending, settings)
     if q.recency:
         now = time.time()
         half_life = settings.search.recency_half_life_days
@@ -333,6 +343,22 @@ def _fuse(rankings: dict[str, list[str]], rows: dict[str, dict], settings: Setti
     for i, s in scores.items():
         rows[i]["_score"] = s
     return fusion.ranked(scores)
+
+
+def _stand_in(scores: dict[str, float], rankings: dict[str, list[str]], rows: dict[str, dict],
+              pending: set[str], settings: Settings) -> None:
+    """A chunk whose vectors are not written yet is scored as if the vector signals
+    agreed with its BM25 one: unknown is not far. Counted as absent, every chunk that a
+    first build had not embedded yet ranked below the few it had, whatever its words."""
+    for rank, i in enumerate(rankings["bm25"], 1):
+        if i not in pending:
+            continue
+        if settings.search.fusion == "rrf":
+            scores[i] = len(rankings) / (settings.search.rrf_k + rank)
+        else:
+            weight = convex_weights(settings.search.lexical_weight, SECTIONS in rankings)["bm25"]
+            scores[i] = rows[i]["_signals"]["fused"]["bm25"] / weight
+        rows[i]["_signals"]["vectors"] = {"pending": True}
 
 
 def _fusion_label(settings: Settings, sections: bool = False) -> str:

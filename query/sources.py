@@ -38,6 +38,9 @@ class Sources(Protocol):
     def rows(self, where: str, k: int) -> Any:
         """Up to ``k`` chunks matching a filter, unranked (symbol definitions)."""
 
+    def without_vectors(self, ids: list[str]) -> set[str]:
+        """Those of ``ids`` whose vectors a build has not written yet."""
+
 
 class LanceSources:
     """Answers from the LanceDB tables on disk (the in-process search)."""
@@ -59,6 +62,13 @@ class LanceSources:
 
     def rows(self, where: str, k: int) -> Any:
         return self.index.chunks.search().where(where).select(COLUMNS).limit(k).to_arrow()
+
+    def without_vectors(self, ids: list[str]) -> set[str]:
+        if not ids:
+            return set()
+        found = (self.index.chunks.search().where(f"vector IS NULL AND {store.sql_in('id', ids)}")
+                 .select(["id"]).limit(len(ids)).to_arrow())
+        return set(found["id"].to_pylist())
 
 
 def vector_query(table: Any, vector: Any, column: str, where: str | None,

@@ -204,6 +204,9 @@ class SnapshotSources:
     def rows(self, where: str, k: int) -> Any:
         return self._disk.rows(where, k)
 
+    def without_vectors(self, ids: list[str]) -> set[str]:
+        return self._disk.without_vectors(ids)
+
     def _joined(self, found: Any, score: str) -> Any:
         """Rows for LanceDB's hits (row ids and a score), in its order."""
         rows = positions(self.snap, found["_rowid"].to_numpy())

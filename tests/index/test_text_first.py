@@ -367,3 +367,31 @@ def test_a_stage_made_for_other_tables_is_removed_not_continued(hash_vault, monk
     else:  # a new chunker: the automatic rebuild, every text encoded again
         assert summary.rebuilt and index.meta.chunker_version == build_module.CHUNKER_VERSION
         assert set(first.texts) <= set(after.texts)
+
+
+def test_a_chunk_waiting_for_its_vectors_ranks_by_its_words(hash_vault):
+    """During tldr's first build (460 of 10,686 chunks embedded), "extract a tar archive"
+    ranked build scripts first and tar.md nowhere: a chunk without vectors was fused as
+    if every vector signal had missed it. It is now scored as if they agreed with BM25,
+    so the best text match of the query is the first hit, embedded or not."""
+    from vq.query.search import Query, search
+
+    _, settings = hash_vault
+    first = Recording(settings.model)
+    assert locked_build(settings, encoder=first,
+                        should_stop=lambda: first.batches >= 2).outcome == "interrupted"
+    waiting = store.open_for(settings).chunks.search().where(embed.PENDING) \
+        .select(["path", "start_line", "text"]).limit(50).to_arrow().to_pylist()
+    for row in waiting:  # a query whose best text match is waiting for its vectors
+        text = " ".join(dict.fromkeys(row["text"].split()))
+        lexical = search(settings, Query(text, method="lexical", limit=1)).hits[0]
+        if (lexical.path, lexical.start_line) == (row["path"], row["start_line"]):
+            break
+    else:
+        pytest.fail("no waiting chunk is its own best text match")
+    hit = search(settings, Query(text, limit=10)).hits[0]
+    assert (hit.path, hit.start_line) == (row["path"], row["start_line"])
+    assert hit.signals["vectors"] == {"pending": True} and hit.score == pytest.approx(1.0)
+    assert locked_build(settings, encoder=Recording(settings.model)).outcome == "ok"
+    done = search(settings, Query(text, limit=10)).hits
+    assert all("vectors" not in h.signals for h in done)  # every row embedded: as fused
