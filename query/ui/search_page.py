@@ -134,8 +134,8 @@ def signal_bars(signals: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
         sig = signals[name]
         value = fused.get(name, sig.get("score", sig.get("factor", 0.0)))
         width = max(0.0, min(1.0, float(value)))
-        label = ", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}"
-                          for k, v in sig.items())
+        label = ", ".join(k if v is True else f"{k} {v:g}" if isinstance(v, (int, float))
+                          else f"{k} {v}" for k, v in sig.items())  # vectors: pending
         out.append({"name": name, "width": round(100 * width, 1), "value": float(value),
                     "detail": label})
     return out

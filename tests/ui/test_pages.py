@@ -270,3 +270,14 @@ def test_pages_work_before_the_first_build(ui_config, tmp_path):
         assert "next:" in reply.text  # no index: the error and its fix, not a traceback
     finally:
         gen.close()
+
+
+def test_a_signal_with_a_flag_shows_its_name():
+    """A chunk waiting for its vectors carries ``vectors: {pending: true}``: a bar label of
+    "pending", not "pending 1"."""
+    from vq.query.ui.search_page import signal_bars
+
+    bars = signal_bars({"bm25": {"rank": 2, "score": 3.5}, "fused": {"bm25": 0.4},
+                        "vectors": {"pending": True}})
+    assert [(b["name"], b["detail"]) for b in bars] == [("bm25", "rank 2, score 3.5"),
+                                                        ("vectors", "pending")]
