@@ -44,7 +44,10 @@ __all__ = ["Discovery", "FileEntry", "Problem", "SizeCap", "UNCAPPED", "Walker",
            "discover_for", "own_paths", "suffix"]
 
 VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
-CODE_VENDORED_DIRS = frozenset({"vendor", "third_party"})
+# Other people's code kept in a code repository (C and C++ projects write third-party three
+# ways: nlohmann/json's tests/thirdparty/ holds doctest, 108 files, 1,751 chunks)
+CODE_VENDORED_DIRS = frozenset({"vendor", "third_party", "thirdparty", "third-party",
+                                "3rdparty"})
 GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".lock")
 # Lock files a package manager writes, under names no suffix gives away: commander.js's
 # package-lock.json was 221 of its 2,424 chunks, hashes and version pins that matched
@@ -379,7 +382,7 @@ class Walker:
             return "hidden"
         if is_dir:
             if name in VENDORED_DIRS or (self.vault.kind == "code"
-                                         and name in CODE_VENDORED_DIRS):
+                                         and name.lower() in CODE_VENDORED_DIRS):
                 return "vendored"
             return "excluded" if ignored(rel, True, self.exclude, ignores) else "dir"
         if ignored(rel, False, self.exclude, ignores):

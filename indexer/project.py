@@ -44,7 +44,7 @@ from vq.core import confined, filetypes, paths
 from vq.core.settings import DEFAULT_MODEL, Vault
 from vq.core.settings_schema import MAX_DOCUMENT_BYTES
 from vq.core.test_paths import secondary_folder
-from vq.core.walk import UNCAPPED, discover, ignored, read_gitignore
+from vq.core.walk import CODE_VENDORED_DIRS, UNCAPPED, discover, ignored, read_gitignore
 from vq.indexer.note_apps import app_folders
 from vq.indexer.pdf_probe import PAGES, probe_pdfs
 from vq.indexer.translations import Translations, find_translations, model_languages
@@ -57,9 +57,10 @@ DOCUMENTS = frozenset({".pdf", ".ipynb", ".docx", ".doc", ".odt", ".rtf", ".epub
 # Folder names that hold prose by convention, even when they also hold a few scripts.
 PROSE_DIRS = frozenset({"docs", "doc", "documentation", "notes", "wiki", "adr", "adrs",
                         "decisions", "rfcs", "handbook", "guides", "manual"})
-# Build output and vendored code that a .gitignore often forgets; excluded from `code`.
-GENERATED_DIRS = frozenset({"vendor", "third_party", "build", "dist", "target", "out",
-                            "coverage", "htmlcov", "_build", "site", "venv", "env"})
+# Build output and vendored code (the code vault's walk skips the latter too) that a
+# .gitignore often forgets; excluded from `code`.
+GENERATED_DIRS = CODE_VENDORED_DIRS | frozenset({
+    "build", "dist", "target", "out", "coverage", "htmlcov", "_build", "site", "venv", "env"})
 GENERATED_GLOBS = (*(f"{d}/" for d in sorted(GENERATED_DIRS)), "*.egg-info/")
 # Output names that are also module names (VitePress' src/node/build/, pip's
 # operations/build/): output only where a build tool writes it, at the project root or
@@ -391,10 +392,16 @@ def _code_proposal(scan: Scan, prose: list[str], doc_globs: tuple[str, ...], tak
         parts.append("skips vendored " + ", ".join(f"{d}/" for d in sorted(scan.vendored)))
     exclude = tuple(f"/{d}/" for d in (*prose, *scan.generated)) + doc_globs
     if prose or scan.generated:
-        left_out = [f"{d}/" for d in prose] + [f"{d}/ (generated)" for d in scan.generated]
+        left_out = [f"{d}/" for d in prose] + [f"{d}/ ({_why_left_out(d)})" for d in scan.generated]
         parts.append("leaves out " + _listed(left_out))
     return Proposal(_unique(taken, "code", "src"), ".", "code", "; ".join(parts),
                     exclude=exclude)
+
+
+def _why_left_out(folder: str) -> str:
+    """"vendored" for other people's code (the code vault's walk skips it anyway), else
+    "generated"."""
+    return "vendored" if folder.rsplit("/", 1)[-1].lower() in CODE_VENDORED_DIRS else "generated"
 
 
 def _root_notes_proposal(scan: Scan, doc_globs: tuple[str, ...], taken: set[str]) -> Proposal:

@@ -81,7 +81,7 @@ def test_init_proposes_vaults_with_reasons_and_writes_project_config(project, cl
     out = result.stdout
     assert "decision records in .vault/ (2 Markdown files, 2 with frontmatter; adr/, research/)" \
         in out
-    assert "skips vendored node_modules/" in out and "vendor/ (generated)" in out
+    assert "skips vendored node_modules/" in out and "vendor/ (vendored)" in out
     assert 'next:    cd demo && vq build && vq search "your question"' in out
     gitignore = (project / ".gitignore").read_text().splitlines()
     assert gitignore.count(".vq/") == 1 and gitignore[0] == "build/"
