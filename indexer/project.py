@@ -81,6 +81,7 @@ SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
 NESTED_PROSE_PAGES = 5
 GENERIC_DIRS = frozenset({"content", "pages", "src", "source"})
 MANY_LANGUAGES = 8  # a vault's reason names up to this many left-out languages, else counts
+COPY_FILES, COPY_SHARE = 5, 0.8  # a folder is a copy of another: 5 files and 80% shared
 MANY_NAMES = 12  # a reason or a note names up to this many folders, then "and N more"
 # How ``vq init`` names each prose reader's pages (``filetypes.PROSE_HANDLERS``).
 PROSE_FORMATS = {"markdown": "Markdown", "rst": "RST", "asciidoc": "AsciiDoc", "org": "Org",
@@ -127,6 +128,7 @@ class Scan:
     pages: list[str] = field(default_factory=list)      # every prose page's path, from the root
     pdfs: list[str] = field(default_factory=list)       # every PDF's path, from the root
     code_in: Counter = field(default_factory=Counter)   # every folder -> code files below it
+    names_in: dict[str, set[str]] = field(default_factory=dict)  # folder -> its files' names
 
     def folder(self, top: str) -> Folder:
         return self.folders.setdefault(top, Folder())
@@ -190,6 +192,7 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL,
         plan.vaults.extend([documents] if documents else [])
     _leave_out_translations(plan, scan)
     _leave_out_app_folders(plan)
+    plan.notes += copy_notes(scan.names_in)
     return plan
 
 
@@ -254,6 +257,8 @@ def _markdown_sources(scan: Scan, rel: str) -> bool:
 
 def _count_file(scan: Scan, rel: str) -> None:
     top = rel.split("/", 1)[0] if "/" in rel else ""
+    folder, _, name = rel.rpartition("/")
+    scan.names_in.setdefault(folder, set()).add(name)
     suffix = filetypes.suffix(rel)
     language = filetypes.language_for(rel)
     prose = PROSE_FORMATS.get(filetypes.handler_name(rel) or "")
@@ -503,6 +508,28 @@ def _first_words(root: Path, rel: str, size: int = 4096) -> str:
             .decode("utf-8", errors="replace")
     except (OSError, ValueError):
         return ""
+
+
+def copy_notes(names_in: dict[str, set[str]]) -> list[str]:
+    """A note for each folder that holds a copy of the one it is named after
+    (``notebooks_v1/`` beside ``notebooks/``, ``docs-old/`` beside ``docs/``: most file
+    names shared): the build would index both, so every hit there comes twice. Which is
+    current vq cannot know, so it says so and leaves the choice to the user."""
+    out = []
+    for folder in sorted(names_in):
+        parent, _, name = folder.rpartition("/")
+        for sep in "-_. ":
+            base, found, suffix = name.rpartition(sep)
+            original = f"{parent}/{base}" if parent else base
+            if not (found and base and suffix) or original not in names_in:
+                continue
+            shared = len(names_in[folder] & names_in[original])
+            if shared >= max(COPY_FILES, COPY_SHARE * len(names_in[folder])):
+                out.append(f"{folder}/ has {shared} of the {len(names_in[original])} file "
+                           f"names of {original}/ (an older copy?): both are indexed, so each "
+                           f"hit may come twice; exclude one (\"/{folder}/\") if so")
+            break
+    return out
 
 
 def _excluding(vault: Proposal, folder: str) -> Proposal:

@@ -347,3 +347,18 @@ def test_a_module_named_build_is_source_and_a_packages_dist_is_output(tmp_path):
     code = next(v for v in plan.vaults if v.kind == "code")
     assert code.why.startswith("source: 3 code files (typescript 3)"), code.why
     assert set(code.exclude) == {"/build/", "/packages/ui/dist/", "/packages/ui/src/out/"}
+
+
+def test_a_folder_that_copies_the_one_it_is_named_after_is_said(tmp_path):
+    """The Python Data Science Handbook keeps its first edition in notebooks_v1/ beside
+    notebooks/: every hit came twice. vq cannot know which is current; it says so."""
+    names = [f"0{n}.00-Chapter.md" for n in range(6)]
+    write_tree(tmp_path, {**{f"notebooks/{n}": "# Now\n" for n in names},
+                          **{f"notebooks_v1/{n}": "# Then\n" for n in names},
+                          **{f"notebooks-tools/{n}.py": "x = 1\n" for n in range(6)},
+                          **{f"docs/{n}": "# Docs\n" for n in names[:4]},
+                          **{f"docs.old/{n}": "# Docs\n" for n in names[:4]}})
+    notes = [n for n in inspect_project(tmp_path).notes if "older copy" in n]
+    assert notes == ['notebooks_v1/ has 6 of the 6 file names of notebooks/ (an older copy?): '
+                     'both are indexed, so each hit may come twice; exclude one '
+                     '("/notebooks_v1/") if so']  # docs.old/: 4 files, too few to say
