@@ -228,14 +228,20 @@ def test_empty_and_blank_files_have_no_chunks() -> None:
     assert chunk_markdown(" \n\t\n").chunks == ()
 
 
+def one_chunk_lines(text: str, span: tuple[int, int]) -> list[str]:
+    """The lines of the one chunk ``text`` makes, which covers ``span``: a blanked line
+    keeps its place."""
+    (chunk,) = markdown_handler(text, "page.md", Limits()).chunks
+    assert (chunk.start_line, chunk.end_line) == span
+    return chunk.text.split("\n")
+
+
 def test_html_comments_are_blanked_outside_fences_line_numbers_kept() -> None:
     text = ("# Timers\n\n## `timeout.refresh()`\n\n<!-- YAML\nadded: v10.2.0\n-->\n\n"
             "Resets the timer <!-- lint: off --> without a new object.\n\n"
             "```html\n<!-- shown: inside a fence -->\n```\n\n<!-- x --> after\n\n"
             "<!-- never closed\n")
-    (chunk,) = markdown_handler(text, "timers.md", Limits()).chunks
-    assert (chunk.start_line, chunk.end_line) == (1, 17)
-    lines = chunk.text.split("\n")
+    lines = one_chunk_lines(text, (1, 17))
     assert lines[4:7] == ["", "", ""]  # the YAML block's three lines, blank
     assert lines[8] == "Resets the timer  without a new object."
     assert "<!-- shown: inside a fence -->" in lines  # a fence shows what it holds
@@ -250,9 +256,7 @@ def test_script_and_style_blocks_are_blanked_outside_fences() -> None:
             "Meet the team.\n\n<style>table td { white-space: nowrap; }</style>\n\n"
             "```html\n<script setup>\nconst shown = true\n</script>\n```\n\n"
             "A <script> tag in a sentence stays, and so does <scripts>.\n")
-    (chunk,) = markdown_handler(text, "team.md", Limits()).chunks
-    assert (chunk.start_line, chunk.end_line) == (1, 17)
-    lines = chunk.text.split("\n")
+    lines = one_chunk_lines(text, (1, 17))
     assert lines[2:5] == ["", "", ""] and lines[6] == "Meet the team." and lines[8] == ""
     assert "const shown = true" in lines  # a fence shows what it holds
     assert lines[-1] == "A <script> tag in a sentence stays, and so does <scripts>."
