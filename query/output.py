@@ -25,8 +25,20 @@ RENDER_CHARS = 4_000
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 
 
+# English function words: in nearly every line, so they neither pick a snippet's line nor
+# light up (a dashboard full of highlighted "the"); the search itself still weighs them
+FUNCTION_WORDS = frozenset("""
+the and for with that this are was were has have had not but you your how what when where
+which who whom why can does did into from its all any our out than then them they their
+there these those will would should could been being about over under also only just
+""".split())
+
+
 def terms(query: str) -> list[str]:
-    return [t.lower() for t in _WORD.findall(query) if len(t) > 2]
+    """The query's words a reader looks for in a hit: three letters or more, less English
+    function words (all of them when the query is nothing else)."""
+    words = [t.lower() for t in _WORD.findall(query) if len(t) > 2]
+    return [w for w in words if w not in FUNCTION_WORDS] or words
 
 
 def snippet(text: str, query: str, width: int = SNIPPET_CHARS, path: str = "") -> str:

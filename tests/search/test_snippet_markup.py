@@ -244,3 +244,15 @@ def test_a_search_shows_a_sphinx_page_as_it_reads(tmp_path, build, cli):
                             "blueprints mounted at other places")
     assert hits[0]["snippet"].startswith("Blueprints can be mounted at other places, as "
                                          "`register_blueprint()` says:")
+
+
+def test_function_words_neither_pick_the_line_nor_light_up():
+    """"where is the request context pushed" lit up every "the" on the dashboard, and a
+    line of them could win the snippet over the one about contexts."""
+    from vq.query.output import terms
+
+    assert terms("where is the request context pushed") == ["request", "context", "pushed"]
+    assert terms("where is the") == ["where", "the"]  # nothing else: kept
+    text = "The the the the of the.\n\nA context is pushed per request.\n"
+    assert snippet(text, "where is the request context pushed", path="a.md") == \
+        "A context is pushed per request."
