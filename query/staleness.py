@@ -54,9 +54,11 @@ class Staleness:
                          f"{f', and {more} more' if more else ''})")
         if self.building:
             parts.append(self.building)
-        if self.too_old:
+        if self.too_old:  # what to do about it: a search at the terminal may be all there is
             parts.append(f"the last build finished {_age(self.last_build_age_seconds or 0.0)} "
-                         f"ago, longer than the schedule allows")
+                         f"ago and schedule.cron asks for one every "
+                         f"{_age(self.schedule_seconds or 0.0)}: is a scheduler running? "
+                         f"(`vq schedule`, or `vq jobs cron` for crontab)")
         return "results may be stale: " + "; ".join(parts) if parts else ""
 
     def to_json(self) -> dict[str, Any] | None:

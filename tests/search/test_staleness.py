@@ -86,3 +86,16 @@ def test_status_shows_the_watchers_state(cli, config):
 
     check = next(c for c in run_checks(str(config), model=False).checks if c.name == "watcher")
     assert check.status == "ok" and "watching notes; 1 changed file(s)" in check.detail
+
+
+def test_a_build_older_than_the_schedule_says_what_to_run(cli, config, tmp_path):
+    """Searching at the terminal with no scheduler, every search an hour later said only
+    "longer than the schedule allows": it now says what runs builds on that schedule."""
+    versions = tmp_path / "index" / "builds.lance" / "_versions"
+    an_hour_ago = versions.stat().st_mtime - 3600
+    os.utime(versions, (an_hour_ago, an_hour_ago))
+    result = cli("--config", config, "search", "--method", "lexical", "canary")
+    assert result.exit_code == 0, result.output
+    assert ("results may be stale: the last build finished 60 min ago and schedule.cron asks "
+            "for one every 5 min: is a scheduler running? (`vq schedule`, or `vq jobs cron` "
+            "for crontab)") in result.stderr
