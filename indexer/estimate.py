@@ -139,8 +139,12 @@ def biggest_folders(chunks_by_file: dict[str, float], top: int = 3
                     ) -> list[tuple[str, int, int]]:
     """The folders holding the most estimated chunks; while one holds more than half of
     what is being looked at, its subfolders instead (``docs/`` -> ``docs/reference/``),
-    so an exclude it suggests is no bigger than it needs to be."""
+    so an exclude it suggests is no bigger than it needs to be, but not into folders that
+    each hold less than a twentieth of it all (FastAPI's tests/test_tutorial/ is 88
+    folders of ~200 chunks: three of them were suggested, each worth seconds)."""
     scope: tuple[str, ...] = ()
+    total = sum(chunks_by_file.values())
+    above: list[tuple[str, int, int]] = []
     while True:
         chunks: dict[tuple[str, ...], float] = defaultdict(float)
         files: Counter = Counter()
@@ -152,16 +156,19 @@ def biggest_folders(chunks_by_file: dict[str, float], top: int = 3
                 files[folder] += 1
         ranked = sorted(chunks.items(), key=lambda item: -item[1])[:top]
         if not ranked:
-            return []
+            return above
+        if above and ranked[0][1] < total / 20:
+            return above
         inside = sum(chunks.values())
         biggest = ranked[0][0]
         deeper = any(len(PurePosixPath(p).parts) > len(biggest) + 1
                      and PurePosixPath(p).parts[:len(biggest)] == biggest
                      for p in chunks_by_file)
+        found = [("/".join(f), files[f], round(n)) for f, n in ranked]
         if ranked[0][1] > inside / 2 and deeper and len(scope) < 6:
-            scope = biggest
+            scope, above = biggest, found
             continue
-        return [("/".join(f), files[f], round(n)) for f, n in ranked]
+        return found
 
 
 # --- `vq init`: the plan's estimate, and excludes for a long one ------------------------
@@ -188,6 +195,9 @@ def detect_device(requested: str) -> tuple[str, str]:
     return device.name, device.reason
 
 
+MINUTES_WORTH = 0.5  # an exclude suggested for a long estimate saves at least this
+
+
 def suggest_excludes(plan: Plan, estimate: Estimate) -> list[str]:
     """For a long estimate, the biggest folders as excludes: ``(vault, pattern, folder,
     chunks, minutes)`` lines a user can paste into the config."""
@@ -200,6 +210,8 @@ def suggest_excludes(plan: Plan, estimate: Estimate) -> list[str]:
             continue
         base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
         minutes = chunks / estimate.rate / 60 if estimate.rate else 0
+        if minutes < MINUTES_WORTH:
+            continue  # an exclude that saves seconds of a long build is noise
         noun = "file" if files == 1 else "files"
         what = (f"the whole of vault {vault.id}: remove vaults.{vault.id}" if folder + "/" == base
                 else f"add \"/{folder[len(base):]}/\" to vaults.{vault.id}.exclude")

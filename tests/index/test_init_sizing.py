@@ -210,6 +210,9 @@ def test_biggest_folders_descend_while_one_folder_holds_most():
               "src/x.py": 5.0, "top.md": 1.0}
     assert biggest_folders(chunks) == [("docs/ref", 2, 90), ("docs/guide", 1, 5)]
     assert biggest_folders({"a/x.md": 1.0, "b/y.md": 1.0}) == [("a", 1, 1), ("b", 1, 1)]
+    tutorial = {f"tests/tutorial/t{n}/test_{k}.py": 10.0 for n in range(40) for k in range(3)}
+    assert biggest_folders({**tutorial, "tests/unit/a.py": 100.0, "src/a.py": 100.0})[0] == \
+        ("tests/tutorial", 120, 1200)  # its 40 folders hold 2.5% each: not worth naming
 
 
 def test_init_prints_the_estimate_and_what_it_left_out(framework, cli, monkeypatch):
@@ -263,8 +266,9 @@ def test_a_big_folder_that_is_a_vault_is_not_suggested_to_another_vault(tmp_path
     plan = inspect_project(tmp_path)
     assert {v.id: v.path for v in plan.vaults} == {"pages": "pages", "code": "."}
     est = Estimate(files=9, chunks=9, texts=9, rate=0.001, device="cpu",
-                   folders=[("pages", 6, 6), ("scripts", 3, 3)])
+                   folders=[("pages", 6, 6), ("scripts", 3, 3), ("tiny", 1, 0)])
     assert est.long
     assert suggest_excludes(plan, est) == [
         "pages/ (6 files, ~6 chunks, ~100 min): the whole of vault pages: remove vaults.pages",
         'scripts/ (3 files, ~3 chunks, ~50 min): add "/scripts/" to vaults.code.exclude']
+    # tiny/ would save seconds: not suggested
