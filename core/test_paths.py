@@ -18,7 +18,7 @@ SECONDARY_DIRS = frozenset({
     "test", "tests", "testing", "testdata", "spec", "specs", "__tests__", "__mocks__",
     "e2e", "__e2e__", "fixture", "fixtures", "__fixtures__", "__snapshots__", "snapshots",
     "example", "examples", "sample", "samples", "demo", "demos", "vendor", "third_party",
-    "thirdparty", "third-party", "3rdparty"})
+    "thirdparty", "third-party", "3rdparty", "_vendor", "_vendored", "vendored"})
 # A test file by its name: pytest's test_*.py and conftest.py, Go's *_test.go, Jest's
 # *.test.ts and *.spec.ts
 _TEST_FILE = re.compile(r"^(?:test_.*|.*_test\.[a-z]+|.*\.(?:test|spec)\.[a-z]+|conftest\.py)$")

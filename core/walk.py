@@ -45,9 +45,10 @@ __all__ = ["Discovery", "FileEntry", "Problem", "SizeCap", "UNCAPPED", "Walker",
 
 VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
 # Other people's code kept in a code repository (C and C++ projects write third-party three
-# ways: nlohmann/json's tests/thirdparty/ holds doctest, 108 files, 1,751 chunks)
+# ways: nlohmann/json's tests/thirdparty/ holds doctest, 108 files, 1,751 chunks; Python
+# packages keep theirs in _vendor/: pip's src/pip/_vendor/ is rich, urllib3, packaging...)
 CODE_VENDORED_DIRS = frozenset({"vendor", "third_party", "thirdparty", "third-party",
-                                "3rdparty"})
+                                "3rdparty", "_vendor", "_vendored", "vendored"})
 GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".lock")
 # Lock files a package manager writes, under names no suffix gives away: commander.js's
 # package-lock.json was 221 of its 2,424 chunks, hashes and version pins that matched

@@ -249,11 +249,12 @@ def test_discovery_claims_hooked_extensions_and_skips_vendor_in_code(tmp_path) -
 
     write_tree(tmp_path / "v", {"a.docx": "x", "b.odt": "y", "vendor/lib.py": "z",
                                 "vendor.md": "w", "tests/thirdparty/doctest.h": "int d;",
-                                "3rdparty/zlib.c": "int z;", "ThirdParty/x.cpp": "int x;"})
+                                "3rdparty/zlib.c": "int z;", "ThirdParty/x.cpp": "int x;",
+                                "src/pip/_vendor/rich/console.py": "x = 1"})
     vault = Vault("v", tmp_path / "v", kind="code")
     found = discover([vault], SizeCap(10_000, 10_000), frozenset({".docx"}))
     assert sorted(f.path for f in found.files) == ["a.docx", "vendor.md"]
-    assert found.skipped["unclaimed"] == 1 and found.skipped["vendored"] == 4
+    assert found.skipped["unclaimed"] == 1 and found.skipped["vendored"] == 5
     notes = discover([Vault("v", tmp_path / "v", kind="notes")], SizeCap(10_000, 10_000))
     assert "vendor/lib.py" in [f.path for f in notes.files]
 
