@@ -78,6 +78,14 @@ def shared(tmp_path_factory, encoder):
 
 
 @pytest.fixture
+def empty_runtime():
+    """A short socket folder where no service runs (a socket path has ~100 bytes)."""
+    folder = tempfile.mkdtemp(prefix="vqe")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
 def own_runtime(monkeypatch):
     """A socket folder of this test's own: one service per user, and the module's shared
     service is this user's in the module's folder."""
@@ -135,11 +143,11 @@ def _cli(cli, cfg, args):
     return res.exit_code, out, res.stderr, encoder
 
 
-def test_whole_searches_through_the_service_print_what_in_process_prints(shared, cli,
-                                                                         monkeypatch):
+def test_whole_searches_through_the_service_print_what_in_process_prints(
+        shared, cli, monkeypatch, empty_runtime):
     settings, cfg, served = shared
     via = [_cli(cli, cfg, args) for args in CASES]
-    monkeypatch.setenv("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="vqe"))  # no service there
+    monkeypatch.setenv("XDG_RUNTIME_DIR", empty_runtime)  # no service there
     local = [_cli(cli, cfg, args) for args in CASES]
     for args, (code, out, err, enc), (code2, out2, err2, enc2) in zip(CASES, via, local,
                                                                       strict=True):
@@ -237,9 +245,9 @@ def test_hybrid_search_from_a_cold_shell_through_the_service_imports_nothing_hea
     assert explain["method"] == "hybrid" and explain["encoder"] == f"service pid {served.pid}"
 
 
-def test_without_a_service_hybrid_search_encodes_with_onnx_and_no_torch(shared, monkeypatch):
+def test_without_a_service_hybrid_search_encodes_with_onnx_and_no_torch(shared, empty_runtime):
     _, config_file, _ = shared
-    env = {**os.environ, "XDG_RUNTIME_DIR": tempfile.mkdtemp(prefix="vqo")}
+    env = {**os.environ, "XDG_RUNTIME_DIR": empty_runtime}  # no service there
     out = subprocess.run([sys.executable, "-c", PROBE, "--config", str(config_file), "search",
                           "undo a broken deployment", "--json", "--explain"],
                          capture_output=True, text=True, timeout=300, env=env)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import tempfile
 
@@ -21,10 +22,12 @@ from vq.core.errors import ConfigError, ServiceDirUnsafe
 
 @pytest.fixture
 def xdg(monkeypatch):
-    """A short private XDG_RUNTIME_DIR (a socket path must fit in ~100 bytes)."""
+    """A short private XDG_RUNTIME_DIR (a socket path must fit in ~100 bytes), removed
+    afterwards."""
     base = tempfile.mkdtemp(prefix="vqs")
     monkeypatch.setenv("XDG_RUNTIME_DIR", base)
-    return base
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def test_the_socket_folder_is_created_private(xdg):
