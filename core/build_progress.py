@@ -47,28 +47,28 @@ def chunks_of(done: int, total: int, exact: bool) -> str:
     return f"{done:,} of {'' if exact else '~'}{total:,} chunks"
 
 
-def rows_pending(lock_path: Path) -> int:
-    """How many chunk rows of the searched tables wait for their vectors, as the last
-    build's record says (0: none, or the record is about a rebuild's staged tables)."""
-    record = read_record(lock_path)
+def rows_pending(record: dict[str, Any] | None) -> int:
+    """How many chunk rows of the searched tables wait for their vectors, as a build's
+    ``record`` says (0: none, no record, or it is about a rebuild's staged tables)."""
     return 0 if not record or record.get("staged") else max(0, int(record.get("table_pending", 0)))
 
 
 def embedded_line(record: dict[str, Any]) -> str | None:
     """"12,400 of 15,348 chunks embedded", or None when every chunk has its vectors
     (or the record is about a rebuild's staged tables, not the ones searched)."""
-    rows, pending = int(record.get("table_rows", 0)), int(record.get("table_pending", 0))
-    if record.get("staged") or pending <= 0:
+    pending = rows_pending(record)
+    if not pending:
         return None
+    rows = int(record.get("table_rows", 0))
     return f"{max(0, rows - pending):,} of {rows:,} chunks embedded"
 
 
-def embedding_notices(lock_path: Path) -> list[str]:
+def embedding_notices(lock_path: Path, record: dict[str, Any] | None) -> list[str]:
     """A search's notice while rows wait for their vectors (a build is embedding them,
-    or one was stopped): hybrid and dense search rank only the embedded ones by meaning."""
+    or one was stopped): ``record`` is the build's (``read_record``), read once by the
+    search, which also scores those rows by their words (``rows_pending``)."""
     from vq.core.lock import lock_state
 
-    record = read_record(lock_path)
     line = embedded_line(record) if record else None
     if line is None:
         return []

@@ -16,7 +16,7 @@ from typing import Any
 
 from vq.core import store
 from vq.core.attr_list import strip_breadcrumb
-from vq.core.build_progress import embedding_notices, rows_pending
+from vq.core.build_progress import embedding_notices, read_record, rows_pending
 from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
 from vq.core.schema import SECTION_VECTOR
@@ -131,7 +131,8 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     index = sources.index
     models = models or models_for(settings, index)
     res = Result([], q.method, q.method, index.meta.model, filters=q.filters.active())
-    res.notices += embedding_notices(settings.build_lock)
+    record = read_record(settings.build_lock)  # one read: the notice and the fusion's
+    res.notices += embedding_notices(settings.build_lock, record)
     preds = predicates(index, q.filters)
     where = combine(preds)
     pool = q.pool or max(settings.search.pool, 5 * q.limit)
@@ -140,7 +141,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     res.pools = {name: len(ids) for name, ids in rankings.items()}
     if len(rankings) > 1:
         res.fusion = _fusion_label(settings, SECTIONS in rankings)
-    ranked = _fuse(rankings, rows, settings, q, _pending(settings, sources, rankings))
+    ranked = _fuse(rankings, rows, settings, q, _pending(sources, rankings, rows_pending(record)))
     ranked = _code_signals(settings, q.text, ranked, rows)
     ranked = collapse.one_per_place(ranked, rows)
     ranked = collapse.cap_per_file(ranked, rows, settings.search.per_file_cap)
@@ -314,10 +315,10 @@ def _collect(table: Any, rows: dict[str, dict], signal: str, keep: Any = None) -
     return ids
 
 
-def _pending(settings: Settings, sources: Sources, rankings: dict[str, list[str]]) -> set[str]:
+def _pending(sources: Sources, rankings: dict[str, list[str]], waiting: int) -> set[str]:
     """The BM25 candidates whose vectors a build has not written yet; none is looked for
-    when the last build's record says every row has them."""
-    if "bm25" not in rankings or len(rankings) < 2 or not rows_pending(settings.build_lock):
+    when the build's record says no row is ``waiting``."""
+    if "bm25" not in rankings or len(rankings) < 2 or not waiting:
         return set()
     return sources.without_vectors(rankings["bm25"])
 
@@ -350,13 +351,13 @@ def _stand_in(scores: dict[str, float], rankings: dict[str, list[str]], rows: di
     """A chunk whose vectors are not written yet is scored as if the vector signals
     agreed with its BM25 one: unknown is not far. Counted as absent, every chunk that a
     first build had not embedded yet ranked below the few it had, whatever its words."""
+    weight = convex_weights(settings.search.lexical_weight, SECTIONS in rankings)["bm25"]
     for rank, i in enumerate(rankings["bm25"], 1):
         if i not in pending:
             continue
         if settings.search.fusion == "rrf":
             scores[i] = len(rankings) / (settings.search.rrf_k + rank)
         else:
-            weight = convex_weights(settings.search.lexical_weight, SECTIONS in rankings)["bm25"]
             scores[i] = rows[i]["_signals"]["fused"]["bm25"] / weight
         rows[i]["_signals"]["vectors"] = {"pending": True}
 
