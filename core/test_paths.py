@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import re
 
-SECONDARY_DIRS = frozenset({
+# Other people's code kept in a repository: C and C++ projects write third-party three ways
+# (nlohmann/json's tests/thirdparty/ holds doctest, 108 files, 1,751 chunks), Python
+# packages keep theirs in _vendor/ (pip's src/pip/_vendor/: rich, urllib3, packaging...).
+# A code vault's walk skips these (``vq.core.walk``).
+VENDORED_DIRS = frozenset({"vendor", "third_party", "thirdparty", "third-party", "3rdparty",
+                           "_vendor", "_vendored", "vendored"})
+SECONDARY_DIRS = VENDORED_DIRS | frozenset({
     "test", "tests", "testing", "testdata", "spec", "specs", "__tests__", "__mocks__",
     "e2e", "__e2e__", "fixture", "fixtures", "__fixtures__", "__snapshots__", "snapshots",
-    "example", "examples", "sample", "samples", "demo", "demos", "vendor", "third_party",
-    "thirdparty", "third-party", "3rdparty", "_vendor", "_vendored", "vendored"})
+    "example", "examples", "sample", "samples", "demo", "demos"})
 # A test file by its name: pytest's test_*.py and conftest.py, Go's *_test.go, Jest's
 # *.test.ts and *.spec.ts
 _TEST_FILE = re.compile(r"^(?:test_.*|.*_test\.[a-z]+|.*\.(?:test|spec)\.[a-z]+|conftest\.py)$")

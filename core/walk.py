@@ -38,17 +38,15 @@ from vq.core.filetypes import BINARY_HANDLERS, HANDLED_EXTENSIONS, handler_name,
 from vq.core.lock import holder_file
 from vq.core.mounts import network_fs
 from vq.core.settings import Settings, Vault
+from vq.core.test_paths import VENDORED_DIRS as CODE_VENDORED_DIRS
 from vq.core.walk_cache import Listing, VaultCache, WalkCache, no_gc, rules_key
 
 __all__ = ["Discovery", "FileEntry", "Problem", "SizeCap", "UNCAPPED", "Walker", "discover",
            "discover_for", "own_paths", "suffix"]
 
 VENDORED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "bower_components"})
-# Other people's code kept in a code repository (C and C++ projects write third-party three
-# ways: nlohmann/json's tests/thirdparty/ holds doctest, 108 files, 1,751 chunks; Python
-# packages keep theirs in _vendor/: pip's src/pip/_vendor/ is rich, urllib3, packaging...)
-CODE_VENDORED_DIRS = frozenset({"vendor", "third_party", "thirdparty", "third-party",
-                                "3rdparty", "_vendor", "_vendored", "vendored"})
+# CODE_VENDORED_DIRS (vendor/, third_party/, _vendor/...: vq.core.test_paths) are skipped in
+# code vaults only
 GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".lock")
 # Lock files a package manager writes, under names no suffix gives away: commander.js's
 # package-lock.json was 221 of its 2,424 chunks, hashes and version pins that matched

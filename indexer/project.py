@@ -47,7 +47,12 @@ from vq.core.test_paths import secondary_folder
 from vq.core.walk import CODE_VENDORED_DIRS, UNCAPPED, discover, ignored, read_gitignore
 from vq.indexer.note_apps import app_folders
 from vq.indexer.pdf_probe import PAGES, probe_pdfs
-from vq.indexer.translations import Translations, find_translations, model_languages
+from vq.indexer.translations import (
+    Translations,
+    find_translations,
+    folders_of,
+    model_languages,
+)
 
 VAULT_DIR = ".vault"
 INDEX_DIR = ".vq"
@@ -235,7 +240,7 @@ def _a_module(root: Path, rel: str) -> bool:
     parent = posixpath.dirname(rel)
     if not parent or any((root / parent / name).is_file() for name in MANIFESTS):
         return False
-    ignores = sum((read_gitignore(root / folder, folder) for folder in ["", *_ancestors(rel)]),
+    ignores = sum((read_gitignore(root / folder, folder) for folder in ["", *folders_of(rel)]),
                   ())
     return not ignored(rel, True, None, ignores)
 
@@ -269,7 +274,7 @@ def _count_file(scan: Scan, rel: str) -> None:
         scan.pages.append(rel)
     elif language:
         scan.folder(top).code[language] += 1
-        scan.code_in.update(_ancestors(rel))
+        scan.code_in.update(folders_of(rel))
     elif suffix in DOCUMENTS:
         scan.folder(top).documents[suffix] += 1
         if suffix == ".pdf":
@@ -311,7 +316,7 @@ def _nested_prose_folders(scan: Scan, tops: list[str]) -> list[str]:
     pages: Counter = Counter()
     for page in scan.pages:
         if page.split("/", 1)[0] not in tops:
-            pages.update(_ancestors(page)[1:])
+            pages.update(folders_of(page)[1:])
     chosen: list[str] = []
     for folder in sorted(pages, key=lambda f: (f.count("/"), f)):
         if (pages[folder] >= max(NESTED_PROSE_PAGES, 3 * scan.code_in[folder])
@@ -319,12 +324,6 @@ def _nested_prose_folders(scan: Scan, tops: list[str]) -> list[str]:
                 and not _inside(folder, chosen)):
             chosen.append(folder)
     return chosen
-
-
-def _ancestors(path: str) -> list[str]:
-    """``a/b/c.md`` -> ``["a", "a/b"]``: the folders holding it, outermost first."""
-    parts = path.split("/")[:-1]
-    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def _documents(scan: Scan) -> Counter:

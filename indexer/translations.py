@@ -119,7 +119,7 @@ def find_translations(pages: Iterable[str], model: str,
 def _folder_trees(pages: list[str], reads: frozenset[str] | None) -> list[Translations]:
     """The trees of language folders (``docs/fr/``, ``i18n/de/``, ``pages.fr/``)."""
     folders: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    dirs = {folder for p in pages for folder in _folders(p)}
+    dirs = {folder for p in pages for folder in folders_of(p)}
     for path in pages:
         parts = path.split("/")
         for i, part in enumerate(parts[:-1]):
@@ -153,8 +153,8 @@ def _named_pages(pages: list[str], read: Callable[[str], str] | None
     return dict(sorted(counts.items())), codes
 
 
-def _folders(path: str) -> list[str]:
-    """``a/b/c.md`` -> ``["a", "a/b"]``."""
+def folders_of(path: str) -> list[str]:
+    """``a/b/c.md`` -> ``["a", "a/b"]``: the folders holding it, outermost first."""
     parts = path.split("/")[:-1]
     return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
