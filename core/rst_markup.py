@@ -143,15 +143,16 @@ def markup_lines(lines: Sequence[str]) -> set[int]:
 
 def _indented_after(lines: Sequence[str], opener: int) -> range:
     """The block indented deeper than ``lines[opener]`` below it (options skipped)."""
-    depth = _indent(lines[opener])
+    depth = indent(lines[opener])
     start = opener + 1
     while start < len(lines) and _OPTION.match(lines[start]):
         start += 1
     end = start
-    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > depth):
+    while end < len(lines) and (not lines[end].strip() or indent(lines[end]) > depth):
         end += 1
     return range(start, end)
 
 
-def _indent(line: str) -> int:
+def indent(line: str) -> int:
+    """Columns of leading blanks (RST's literal blocks are told by their indentation)."""
     return len(line) - len(line.lstrip(" \t"))

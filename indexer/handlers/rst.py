@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from vq.core.attr_list import ADORNMENT
-from vq.core.rst_markup import REFERENCE, ROLE
+from vq.core.rst_markup import REFERENCE, ROLE, indent
 from vq.indexer.handlers.base import Document, Limits, Span, file_stem, is_blank, split_lines
 from vq.indexer.handlers.markdown import Heading, heading_sections, section_chunks
 
@@ -107,9 +107,9 @@ def literal_blocks(lines: Sequence[str]) -> list[Span]:
         if not _LITERAL_OPENER.search(lines[i]):
             i += 1
             continue
-        depth = _indent(lines[i])
+        depth = indent(lines[i])
         end = i + 1
-        while end < len(lines) and (is_blank(lines[end]) or _indent(lines[end]) > depth):
+        while end < len(lines) and (is_blank(lines[end]) or indent(lines[end]) > depth):
             end += 1
         while end > i + 1 and is_blank(lines[end - 1]):
             end -= 1
@@ -118,6 +118,3 @@ def literal_blocks(lines: Sequence[str]) -> list[Span]:
         i = max(end, i + 1)
     return spans
 
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
