@@ -32,7 +32,6 @@ from collections.abc import Sequence
 
 from vq.core.attr_list import COMPONENT, ESCAPE, TEXT_ATTR, component_text, strip_bold
 from vq.core.code_spans import code_spans, one_backtick, outside_code
-from vq.core.rst_markup import rst_text
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
@@ -216,7 +215,9 @@ def rendered(line: str, handler: str | None) -> str:
         return org_text(line)
     if handler in ("markdown", "html", "notebook", None):  # None: a hook's Markdown output
         return markdown_text(line)
-    if handler == "rst":
+    if handler == "rst":  # imported here: only a search with RST hits pays for its patterns
+        from vq.core.rst_markup import rst_text
+
         return rst_text(line)
     return line
 

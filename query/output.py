@@ -6,7 +6,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from vq.core import rst_markup
 from vq.core.attr_list import ADORNMENT, is_heading_markup, strip_heading_attrs
 from vq.core.display import shown
 from vq.core.filetypes import handler_name
@@ -103,6 +102,8 @@ def _blocks(lines: list[str], raw: list[str], handler: str | None
     """(the lines a code block holds, shown as written: `![[x]]` in a fence is syntax;
     the lines that only open or close a block) of a chunk, by its format."""
     if handler == "rst":  # literal blocks are indented: read the lines as written
+        from vq.core import rst_markup  # only a search with RST hits pays for its patterns
+
         return rst_markup.code_lines(lines), rst_markup.markup_lines(lines)
     code = fenced(raw)
     return code, {i for i, ln in enumerate(raw)
