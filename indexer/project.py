@@ -197,7 +197,8 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL,
         plan.vaults.extend([documents] if documents else [])
     _leave_out_translations(plan, scan)
     _leave_out_app_folders(plan)
-    plan.notes += copy_notes(scan.names_in)
+    indexed = {f: n for f, n in scan.names_in.items() if _indexed(plan.vaults, f)}
+    plan.notes += copy_notes(indexed)
     return plan
 
 
@@ -529,6 +530,16 @@ def copy_notes(names_in: dict[str, set[str]]) -> list[str]:
                            f"hit may come twice; exclude one (\"/{folder}/\") if so")
             break
     return out
+
+
+def _indexed(vaults: list[Proposal], folder: str) -> bool:
+    """True when some proposed vault holds ``folder`` and does not exclude it: a copy
+    note about a folder left out (a translation, generated output) would be noise."""
+    for vault in vaults:
+        base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
+        if (folder + "/").startswith(base) and not _covered(vault.exclude, folder[len(base):]):
+            return True
+    return False
 
 
 def _excluding(vault: Proposal, folder: str) -> Proposal:

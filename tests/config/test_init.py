@@ -362,3 +362,17 @@ def test_a_folder_that_copies_the_one_it_is_named_after_is_said(tmp_path):
     assert notes == ['notebooks_v1/ has 6 of the 6 file names of notebooks/ (an older copy?): '
                      'both are indexed, so each hit may come twice; exclude one '
                      '("/notebooks_v1/") if so']  # docs.old/: 4 files, too few to say
+
+
+def test_a_copy_note_names_only_folders_that_are_indexed(tmp_path):
+    """Obsidian's help keeps one vault per language (en/, pt/, pt-br/, ...): pt-br/
+    shares pt/'s file names, but both are translations left out, so a note saying
+    "both are indexed" was false."""
+    names = [f"Page {n}.md" for n in range(7)]
+    write_tree(tmp_path, {**{f"en/{n}": "# Page\n\nThe text of the page.\n" for n in names},
+                          **{f"pt/{n}": "# Página\n\nO texto da página.\n" for n in names},
+                          **{f"pt-br/{n}": "# Página\n\nO texto da página.\n" for n in names},
+                          "scripts/build.ts": "export {}\n"})
+    plan = inspect_project(tmp_path)
+    assert [t.left_out for t in plan.translations] == [("pt", "pt-br")], plan.translations
+    assert not [n for n in plan.notes if "older copy" in n], plan.notes
