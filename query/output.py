@@ -22,6 +22,10 @@ TEXT_CHARS = 32_000
 # line of a Markdown page can be a megabyte (an inline base64 image).
 RENDER_CHARS = 4_000
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+# A line that is all bold (``**Linking to a heading in another note**``): a run-in
+# heading, in the formats whose bold is ``**`` (``__`` stays as written: ``__init__``)
+_RUN_IN = re.compile(r"^\*\*(?:(?!\*\*).)+\*\*$")
+_RUN_IN_HANDLERS = frozenset({"markdown", "html", "notebook", "rst", None})
 
 
 # English function words: in nearly every line, so they neither pick a snippet's line nor
@@ -91,10 +95,20 @@ def _body_lines(text: str, handler: str | None) -> list[tuple[str, bool]]:
     if handler != "asciidoc":
         heading |= {i - 1 for i in heading if i and raw[i - 1] and ADORNMENT.match(raw[i])
                     and not is_fence(raw[i])}  # a closing fence underlines no title
-    body = [(ln, True) if i in code else (rendered(ln[:RENDER_CHARS], handler).strip(), False)
+    body = [(ln, True) if i in code else (_run_in(ln, handler), False)
             for i, ln in enumerate(raw) if ln and i not in heading]
     return [(ln, fence) for ln, fence in body if ln] or \
         [(strip_heading_attrs(ln), False) for ln in raw if ln]
+
+
+def _run_in(line: str, handler: str | None) -> str:
+    """``line`` as rendered; a bold line that heads the paragraph below it ends with a
+    period, as a run-in heading is set: joined on one line, "**Linking to a heading**"
+    and "To link to a heading..." read as one run-on sentence without it."""
+    text = rendered(line[:RENDER_CHARS], handler).strip()
+    if handler in _RUN_IN_HANDLERS and _RUN_IN.match(line[:RENDER_CHARS]) and text[-1:].isalnum():
+        return text + "."
+    return text
 
 
 def _blocks(lines: list[str], raw: list[str], handler: str | None

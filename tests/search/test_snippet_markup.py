@@ -256,3 +256,15 @@ def test_function_words_neither_pick_the_line_nor_light_up():
     text = "The the the the of the.\n\nA context is pushed per request.\n"
     assert snippet(text, "where is the request context pushed", path="a.md") == \
         "A context is pushed per request."
+
+
+def test_a_bold_line_that_heads_a_paragraph_reads_as_a_run_in_heading():
+    """Obsidian's help heads paragraphs with bold lines; joined on one line they ran into
+    the paragraph ("…in another note To link to…"). A bold line ends with a period; bold
+    inside a line, or a bold line that ends in punctuation, is left as written."""
+    page = ("**Linking to a heading in another note**\n\nTo link to a heading, add a hash.\n")
+    assert snippet(page, "link heading") == \
+        "Linking to a heading in another note. To link to a heading, add a hash."
+    assert snippet("**Note:**\nKeep it.\n", "note") == "Note: Keep it."
+    assert snippet("**a** and **b**\nthen c\n", "and") == "a and b then c"
+    assert snippet("**Bold**\nprint(1)\n", "bold", path="x.py") == "**Bold** print(1)"
