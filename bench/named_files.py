@@ -13,20 +13,13 @@ R@10 and MRR@10 per corpus (docs/decisions.md#named-files).
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from bench.common import log, prepare_env, save_json, settings_for
-
-_SPACES = re.compile(r"\s+")
-
-
-def plain(text: str) -> str:
-    """A name as compared: case, ``_`` and ``-`` as spaces, runs of spaces folded."""
-    return _SPACES.sub(" ", text.replace("_", " ").replace("-", " ")).strip().lower()
+from vq.query.named_files import plain
 
 
 def queries(rows: list[dict]) -> dict[str, set[tuple[str, str]]]:

@@ -21,7 +21,7 @@ from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
 from vq.core.schema import SECTION_VECTOR
 from vq.core.settings import METHODS, Settings
-from vq.query import code_rank, collapse, fusion, outline
+from vq.query import code_rank, collapse, fusion, named_files, outline
 from vq.query.encoders import QueryModels
 from vq.query.filters import Filters, combine, explain_empty, predicates
 from vq.query.sources import LanceSources, Sources
@@ -143,6 +143,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
         res.fusion = _fusion_label(settings, SECTIONS in rankings)
     ranked = _fuse(rankings, rows, settings, q, _pending(sources, rankings, rows_pending(record)))
     ranked = _code_signals(settings, q.text, ranked, rows)
+    ranked = named_files.adjust(ranked, rows, q.text)
     ranked = collapse.one_per_place(ranked, rows)
     ranked = collapse.cap_per_file(ranked, rows, settings.search.per_file_cap)
     if q.files:

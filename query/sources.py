@@ -18,8 +18,8 @@ from typing import Any, Protocol
 from vq.core import store
 from vq.core.search_indexes import HEADING_COLUMN
 
-COLUMNS = ["id", "vault", "path", "kind", "language", "breadcrumb", "symbol", "start_line",
-           "end_line", "page", "text", "body_start", "doc_date", "mtime"]
+COLUMNS = ["id", "vault", "path", "kind", "language", "title", "breadcrumb", "symbol",
+           "start_line", "end_line", "page", "text", "body_start", "doc_date", "mtime"]
 ANN_NPROBES = 20  # IVF partitions probed when the table has a vector index
 
 
