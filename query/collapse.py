@@ -144,10 +144,18 @@ def definition_line(row: dict) -> str:
     return context[1] if len(context) > 1 else ""
 
 
+# Rust's ``impl Searcher`` blocks share their place (file :: Searcher) with the
+# ``struct``, ``enum`` or ``trait`` they implement: the type's declaration is the head
+IMPL_BLOCKS = ("impl ", "impl<")
+
+
 def _head(row: dict) -> bool:
-    """The piece holds its definition's signature, so it is the head: no lookup."""
+    """The piece holds its definition's signature, so it is the head: no lookup. An
+    ``impl`` block is not, unless the lookup finds nothing before it: "Searcher" asks for
+    ``pub struct Searcher``, which ripgrep's ``impl Searcher {`` had been shown for."""
     signature = definition_line(row).partition(": ")[2][:80]
-    return bool(signature) and signature in " ".join(row["text"][row["body_start"]:].split())
+    return bool(signature) and not signature.startswith(IMPL_BLOCKS) and \
+        signature in " ".join(row["text"][row["body_start"]:].split())
 
 
 def _heads(sources: Any, places: set[tuple[str, ...]]) -> dict[tuple[str, ...], dict]:

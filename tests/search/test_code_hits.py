@@ -328,3 +328,24 @@ def test_a_member_whose_doc_comment_fills_its_first_piece_is_outlined_by_its_fn_
              piece("walk.rs :: WalkBuilder :: new", 2, "    pub fn new() -> WalkBuilder {")]
     assert _members(cls, found) == [(2, "    pub fn new() -> WalkBuilder {"),
                                     (14, "    pub fn build_matchers(&self) -> Vec<Ignore> {")]
+
+
+def test_a_rust_type_is_shown_from_its_declaration_not_its_impl_block(tmp_path, build):
+    """ripgrep: ``pub struct Searcher`` and its ``impl Searcher`` blocks are one place
+    (mod.rs :: Searcher); "Searcher" showed the one-line ``impl Searcher {`` piece (its
+    methods are definitions of their own) and never the struct."""
+    fields = "".join(f"    /// Setting {n}: when it is on, a line that matches is reported with "
+                     f"its context, counted, and written to the sink.\n    setting_{n}: bool,\n"
+                     for n in range(40))
+    body = "".join(f"        let x{k} = self.setting_{k} && !self.setting_{k + 1};\n"
+                   for k in range(30))
+    methods = "".join(f"    /// Search with mode {n}.\n    pub fn search_{n}(&self) -> bool {{\n"
+                      f"{body}        x0\n    }}\n\n" for n in range(6))
+    source = ("/// A searcher executes searches over a haystack.\n"
+              f"pub struct Searcher {{\n{fields}}}\n\nimpl Searcher {{\n{methods}}}\n")
+    settings = make(tmp_path, {"src/searcher.rs": source})
+    assert build(settings).outcome == "ok"
+    hits = search(settings, Query("Searcher")).hits
+    first = hits[0]
+    assert first.symbol == "Searcher"
+    assert first.start_line == 1, [(h.symbol, h.start_line, h.signals.get("piece")) for h in hits]
