@@ -103,6 +103,18 @@ def test_no_index_is_a_clear_error(tmp_path, vault, cli):
     assert f"no index at {tmp_path / 'none'}" in result.stderr and "vq build" in result.stderr
 
 
+def test_a_query_that_begins_with_a_dash_says_how_to_search_for_it(cli):
+    """``vq search "--pre preprocessor command"`` (ripgrep's flag) is an unknown option
+    to click; the error says to put ``--`` first. A typo of a real option keeps click's
+    "did you mean"."""
+    result = cli("search", "--pre preprocessor command")
+    assert result.exit_code == 2
+    assert "vq search -- '--pre preprocessor command'" in result.stderr, result.stderr
+    typo = cli("search", "--limt", "3", "foo")
+    assert typo.exit_code == 2 and "--limit" in typo.stderr
+    assert "vq search --" not in typo.stderr
+
+
 def test_rerank_order_follows_the_cross_encoder(built, tmp_path):
     from dataclasses import replace
 

@@ -12,6 +12,7 @@ for the next query).
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from typing import Any
 
@@ -26,7 +27,23 @@ CONSOLE_ENV = ("NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "COLUMNS", "LINES
                "TTY_COMPATIBLE", "TTY_INTERACTIVE")
 
 
-@click.command()
+class QueryCommand(click.Command):
+    """A command whose words are a query: one that begins with "-" (``--pre``, ``-v``
+    in a grep question) reads as an unknown option, so the error says how to search
+    for it."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            if exc.possibilities:  # a typo of an option: click names the options
+                raise
+            hint = (f"{exc.message} To search for text that begins with '-', put -- before "
+                    f"it: vq search -- {shlex.quote(exc.option_name)}")
+            raise click.NoSuchOption(exc.option_name, hint, ctx=exc.ctx) from None
+
+
+@click.command(cls=QueryCommand)
 @click.argument("query", nargs=-1, required=True)
 @click.option("-m", "--method", type=click.Choice(METHODS), default=None,
               help="hybrid (default): BM25 + vectors, a weighted sum of normalised scores "
