@@ -145,17 +145,27 @@ def definition_line(row: dict) -> str:
 
 
 # Rust's ``impl Searcher`` blocks share their place (file :: Searcher) with the
-# ``struct``, ``enum`` or ``trait`` they implement: the type's declaration is the head
+# ``struct``, ``enum`` or ``trait`` they implement
 IMPL_BLOCKS = ("impl ", "impl<")
+HEADER_LINES = 2  # a chunk of at most this many non-blank lines is its definition's header
+
+
+def header_only(row: dict) -> bool:
+    """The chunk is its definition's header alone (``impl Searcher {``, ``class A:``):
+    a class cut at its methods, which are chunks of their own."""
+    body = row["text"][row["body_start"]:]
+    return sum(1 for line in body.splitlines() if line.strip()) <= HEADER_LINES
 
 
 def _head(row: dict) -> bool:
-    """The piece holds its definition's signature, so it is the head: no lookup. An
-    ``impl`` block is not, unless the lookup finds nothing before it: "Searcher" asks for
-    ``pub struct Searcher``, which ripgrep's ``impl Searcher {`` had been shown for."""
+    """The piece holds its definition's signature, so it is the head: no lookup. A bare
+    ``impl`` header is not, unless nothing comes before it: "Searcher" asks for ``pub
+    struct Searcher``, and ripgrep's ``impl Searcher {`` line had been shown for it (an
+    ``impl`` with its body, ``impl Flag for Hidden``, is where the match is)."""
     signature = definition_line(row).partition(": ")[2][:80]
-    return bool(signature) and not signature.startswith(IMPL_BLOCKS) and \
-        signature in " ".join(row["text"][row["body_start"]:].split())
+    if signature.startswith(IMPL_BLOCKS) and header_only(row):
+        return False
+    return bool(signature) and signature in " ".join(row["text"][row["body_start"]:].split())
 
 
 def _heads(sources: Any, places: set[tuple[str, ...]]) -> dict[tuple[str, ...], dict]:

@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from vq.core.store import sql_str
-from vq.query.collapse import definition_line, is_definition, names_definition
+from vq.query.collapse import definition_line, header_only, is_definition, names_definition
 
-HEADER_LINES = 2        # a class hit with at most this many non-blank lines gets an outline
 MEMBERS = 6             # members shown; the rest are counted
 MEMBER_FETCH = 20_000   # chunks of the hits' files read to find the members
 
@@ -43,10 +42,8 @@ def _bare_definition(row: dict) -> bool:
     """A class (struct, interface: the embed context's second line names the kind,
     ``class StaticFiles: class StaticFiles``) whose chunk is its header alone. Short
     functions are not asked about: most searches then cost no extra query."""
-    body = row["text"][row["body_start"]:]
     return (is_definition(row) and bool(row.get("language")) and not row.get("page")
-            and definition_line(row).startswith("class ")
-            and sum(1 for line in body.splitlines() if line.strip()) <= HEADER_LINES)
+            and definition_line(row).startswith("class ") and header_only(row))
 
 
 def _members(row: dict, found: list[dict]) -> list[Line]:

@@ -343,9 +343,16 @@ def test_a_rust_type_is_shown_from_its_declaration_not_its_impl_block(tmp_path, 
                       f"{body}        x0\n    }}\n\n" for n in range(6))
     source = ("/// A searcher executes searches over a haystack.\n"
               f"pub struct Searcher {{\n{fields}}}\n\nimpl Searcher {{\n{methods}}}\n")
-    settings = make(tmp_path, {"src/searcher.rs": source})
+    flag = ("/// -./--hidden\n#[derive(Debug)]\nstruct Hidden;\n\nimpl Flag for Hidden {\n"
+            "    fn name_long(&self) -> &'static str {\n        \"hidden\"\n    }\n"
+            "    fn doc_short(&self) -> &'static str {\n"
+            "        r\"Search hidden files and directories.\"\n    }\n}\n")
+    settings = make(tmp_path, {"src/searcher.rs": source, "src/defs.rs": flag})
     assert build(settings).outcome == "ok"
     hits = search(settings, Query("Searcher")).hits
     first = hits[0]
     assert first.symbol == "Searcher"
     assert first.start_line == 1, [(h.symbol, h.start_line, h.signals.get("piece")) for h in hits]
+    # an impl with its body is where a behaviour question matches: shown from it
+    first = search(settings, Query("search hidden files and directories")).hits[0]
+    assert (first.path, first.start_line) == ("src/defs.rs", 5), first
