@@ -257,7 +257,7 @@ class Walker:
         self.inside = frozenset(p for p in own if p.startswith(self.top + os.sep))
         self.links: list[FileEntry] = []  # entries the walk reached through a symlink
         self.include = _spec(vault.include) if vault.include else None
-        self.exclude = _spec(vault.exclude) if vault.exclude else None
+        self.exclude = exclude_spec(vault)
 
     def fingerprint(self, cap: SizeCap) -> str:
         """Everything a listing's classification (or a file's problem) depends on."""
@@ -432,6 +432,12 @@ def _open_dir(folder: str) -> int | None:
         return os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except (OSError, AttributeError):  # no O_DIRECTORY (Windows): stat by path
         return None
+
+
+def exclude_spec(vault: Vault) -> pathspec.PathSpec | None:
+    """A vault's ``exclude`` globs, compiled (gitignore style: ``/en/`` holds every path
+    beneath it); None when it has none."""
+    return _spec(vault.exclude) if vault.exclude else None
 
 
 def ignored(rel: str, is_dir: bool, exclude: pathspec.PathSpec | None,

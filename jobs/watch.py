@@ -32,7 +32,7 @@ from typing import Any
 from vq.core.errors import VqError
 from vq.core.mounts import network_fs
 from vq.core.settings import Settings
-from vq.core.walk import CODE_VENDORED_DIRS, VENDORED_DIRS
+from vq.core.walk import CODE_VENDORED_DIRS, VENDORED_DIRS, exclude_spec
 from vq.core.watching import WatchState, clear_state, write_state
 from vq.jobs.runner import Skipped, locked_build
 
@@ -97,6 +97,7 @@ class Watcher:
         self.sweep_now = False
         self.fallen_back = ""
         self.noticed: set[str] = set()
+        self.excludes: dict[str, Any] = {}  # vault id -> its compiled exclude globs
         self.state = WatchState(sweep_seconds=self.sweep_every or None)
 
     # -- the loop ---------------------------------------------------------------------------
@@ -164,6 +165,9 @@ class Watcher:
         if any(p.startswith(".") or p in VENDORED_DIRS for p in parts) or \
                 any(p in CODE_VENDORED_DIRS for p in parts[:-1]):
             return  # never walked (.git, node_modules): no build for their churn
+        exclude = self.excludes.get(vault_id)
+        if exclude is not None and exclude.match_file(rel):
+            return  # the vault leaves it out (a code vault at the root, less docs/)
         if not self.pending:
             self.first_pending = time.monotonic()
         self.pending.setdefault(vault_id, set()).add(rel)
@@ -245,6 +249,7 @@ class Watcher:
                              f"every {self.sweep_every:g}s indexes it")
                 continue
             roots[vault.id] = top
+        self.excludes = {vault.id: exclude_spec(vault) for vault in self.settings.vaults}
         self.state.vaults = sorted(roots)
         return roots
 

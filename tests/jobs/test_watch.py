@@ -242,3 +242,20 @@ def test_a_link_to_a_watched_file_is_not_indexed_twice(running, settings, vault)
     swept = locked_build(settings)
     assert swept.files_new == swept.files_deleted == 0  # the sweep agrees
     assert swept.skipped["symlink to an indexed file"] == 1
+
+
+def test_a_change_a_vault_excludes_is_not_pending_for_it(tmp_path, test_models, vault):
+    """Obsidian's help: a code vault at the project root leaves out en/; an edit there
+    was listed as "code/en/Plugins/Canvas.md not yet indexed" on every surface, and
+    asked the code vault for a build that found nothing to do."""
+    (vault / "drafts").mkdir()
+    config = write_config(tmp_path / "vq-ex.yaml", {
+        "index_dir": str(tmp_path / "index"), "model": test_models,
+        "vaults": {"notes": {"path": str(vault), "exclude": ["/drafts/", "*.tmp.md"]}}})
+    watcher = Watcher(lambda: load_settings(str(config)), ListLog(), sweep=0)
+    roots = watcher._roots()
+    top = roots["notes"]
+    watcher._take({(1, f"{top}/drafts/idea.md"), (1, f"{top}/a.tmp.md"),
+                   (1, f"{top}/kept.md"), (1, f"{top}/sub/drafts.md")}, roots)
+    assert watcher.pending == {"notes": {"kept.md", "sub/drafts.md"}}
+    assert watcher.state.pending == ["notes/kept.md", "notes/sub/drafts.md"]
