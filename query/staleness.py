@@ -7,7 +7,9 @@ Three reasons, each costing a stat or a small read, never a walk:
   when they differ, since a re-stamp leaves the chunks' mtime behind);
 - a build or a watch batch in progress (the lock's holder file, the watcher);
 - the last build older than the schedule allows (the builds table's newest
-  version file against ``schedule.cron``, for the simple cron forms).
+  version file against ``schedule.cron``, for the simple cron forms), unless a
+  watcher is running: it builds when files change, so an old build means a quiet
+  vault (one sweeping instead of watching is judged by its sweep interval).
 The note goes in ``Result.notices`` (stderr on a terminal, the JSON's explain,
 MCP's answer) and each stale hit carries ``stale`` in its JSON.
 """
@@ -38,6 +40,7 @@ class Staleness:
     building: str = ""
     last_build_age_seconds: float | None = None
     schedule_seconds: float | None = None
+    swept: bool = False  # the interval is a sweeping watcher's, not schedule.cron's
     hits: dict[str, str] = field(default_factory=dict)  # hit id -> why it may be stale
 
     @property
@@ -55,10 +58,13 @@ class Staleness:
         if self.building:
             parts.append(self.building)
         if self.too_old:  # what to do about it: a search at the terminal may be all there is
-            parts.append(f"the last build finished {_age(self.last_build_age_seconds or 0.0)} "
-                         f"ago and schedule.cron asks for one every "
-                         f"{_age(self.schedule_seconds or 0.0)}: is a scheduler running? "
-                         f"(`vq schedule`, or `vq jobs cron` for crontab)")
+            age, every = _age(self.last_build_age_seconds or 0.0), \
+                _age(self.schedule_seconds or 0.0)
+            parts.append(f"the last build finished {age} ago and the watcher sweeps every "
+                         f"{every}: see `vq status`" if self.swept else
+                         f"the last build finished {age} ago and schedule.cron asks for one "
+                         f"every {every}: is a scheduler running? (`vq schedule`, or `vq "
+                         f"jobs cron` for crontab)")
         return "results may be stale: " + "; ".join(parts) if parts else ""
 
     def to_json(self) -> dict[str, Any] | None:
@@ -78,6 +84,10 @@ def staleness(settings: Settings, index: store.Index, hits: list[Any]) -> Stalen
         out.changed_count = watch.pending_count
         if watch.building:
             out.building = "a watch batch is being indexed"
+        # a watcher indexes each change as it comes: no build for an hour is a quiet hour;
+        # one that fell back to sweeping builds on its own interval
+        out.swept = watch.mode == "sweeping"
+        out.schedule_seconds = watch.sweep_seconds if out.swept else None
     if not out.building and (held := lock_state(settings.build_lock)):
         out.building = f"a build is running ({held})"
     out.hits = _stale_hits(index, hits)

@@ -99,3 +99,20 @@ def test_a_build_older_than_the_schedule_says_what_to_run(cli, config, tmp_path)
     assert ("results may be stale: the last build finished 60 min ago and schedule.cron asks "
             "for one every 5 min: is a scheduler running? (`vq schedule`, or `vq jobs cron` "
             "for crontab)") in result.stderr
+
+
+def test_a_running_watcher_makes_an_old_build_a_quiet_vault(cli, config, tmp_path):
+    """With `vq watch` running, every search said "is a scheduler running?" once the last
+    change was ten minutes old: a watcher builds when files change, not on a clock. One
+    that fell back to sweeping is judged by its sweep interval."""
+    settings = load_settings(str(config))
+    versions = tmp_path / "index" / "builds.lance" / "_versions"
+    an_hour_ago = versions.stat().st_mtime - 3600
+    os.utime(versions, (an_hour_ago, an_hour_ago))
+    write_state(settings.index_dir, WatchState(vaults=["notes"]))
+    assert search_json(cli, config, "--explain")["explain"]["stale"] is None
+    write_state(settings.index_dir, WatchState(mode="sweeping", sweep_seconds=600.0))
+    stale = search_json(cli, config, "--explain")["explain"]["stale"]
+    assert stale["too_old"] and stale["note"].endswith(
+        "the last build finished 60 min ago and the watcher sweeps every 10 min: see "
+        "`vq status`")
