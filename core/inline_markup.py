@@ -27,6 +27,7 @@ the index.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 
@@ -155,7 +156,10 @@ def _markdown_prose(text: str) -> str:
         text = COMPONENT.sub(component_text, _HTML_TAG.sub(_html_tag_text, text))
     text = _WIKILINK.sub(_wikilink_text, text)
     text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), strip_bold(text))
-    return _SPACES.sub(" ", ESCAPE.sub(r"\1", text))  # \[ shows [
+    text = ESCAPE.sub(r"\1", text)  # \[ shows [
+    if "&" in text:  # last: a decoded &lt;div&gt; is text, not a tag to strip
+        text = html.unescape(text).replace("\xa0", " ")  # Hugo's docs: an&nbsp;`index.md`
+    return _SPACES.sub(" ", text)
 
 
 def _shortcode_text(found: re.Match[str]) -> str:

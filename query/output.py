@@ -26,6 +26,7 @@ _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 # heading, in the formats whose bold is ``**`` (``__`` stays as written: ``__init__``)
 _RUN_IN = re.compile(r"^\*\*(?:(?!\*\*).)+\*\*$")
 _RUN_IN_HANDLERS = frozenset({"markdown", "html", "notebook", "rst", None})
+_DEFINITION = re.compile(r"^:[ \t]+(?=\S)")  # a definition list's definition line
 
 
 # English function words: in nearly every line, so they neither pick a snippet's line nor
@@ -97,8 +98,27 @@ def _body_lines(text: str, handler: str | None) -> list[tuple[str, bool]]:
                     and not is_fence(raw[i])}  # a closing fence underlines no title
     body = [(ln, True) if i in code else (_run_in(ln, handler), False)
             for i, ln in enumerate(raw) if ln and i not in heading]
+    if handler in _RUN_IN_HANDLERS and handler != "rst":
+        body = _definitions(body)
     return [(ln, fence) for ln, fence in body if ln] or \
         [(strip_heading_attrs(ln), False) for ln in raw if ln]
+
+
+def _definitions(body: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """A definition list (``Destination`` then ``: (string) The link destination.``,
+    Hugo's and Pandoc's Markdown) reads "Destination: (string) The link destination."
+    on one line: the term takes a colon and the definition loses its marker."""
+    out: list[tuple[str, bool]] = []
+    term = False  # the line before is a term (not code, not a definition itself)
+    for line, code in body:
+        marker = _DEFINITION.match(line) if not code else None
+        if marker:
+            line = line[marker.end():]
+            if term and out[-1][0][-1:] not in ":.!?;,":
+                out[-1] = (out[-1][0] + ":", False)
+        term = bool(line) and not code and not marker
+        out.append((line, code))
+    return out
 
 
 def _run_in(line: str, handler: str | None) -> str:

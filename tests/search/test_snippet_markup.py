@@ -268,3 +268,24 @@ def test_a_bold_line_that_heads_a_paragraph_reads_as_a_run_in_heading():
     assert snippet("**Note:**\nKeep it.\n", "note") == "Note: Keep it."
     assert snippet("**a** and **b**\nthen c\n", "and") == "a and b then c"
     assert snippet("**Bold**\nprint(1)\n", "bold", path="x.py") == "**Bold** print(1)"
+
+
+def test_html_entities_read_as_rendered_outside_code():
+    """Hugo's docs write ``an&nbsp;`index.md`&nbsp;file``; a decoded ``&lt;div&gt;`` is
+    text, not a tag to strip, and a code span keeps its entities as written."""
+    assert markdown_text("an&nbsp;`index.md`&nbsp;file") == "an `index.md` file"
+    assert markdown_text("use &lt;div&gt; &amp; `a &amp; b`") == "use <div> & `a &amp; b`"
+    assert markdown_text("R&D and AT&T") == "R&D and AT&T"
+
+
+def test_a_definition_list_reads_term_colon_definition():
+    """Hugo's and Pandoc's definition lists: the snippet read "`Destination` : (`string`)
+    The link destination." and began other hits with a bare ": "."""
+    page = ("Templates receive the following context:\n\n`Destination`\n: (`string`) The link "
+            "destination.\n\n`Ordinal`\n: {{< new-in v0.160.0 />}}\n: (`int`) The "
+            "zero-based ordinal of the link.\n")
+    assert snippet(page, "destination ordinal") == \
+        "`Destination`: (`string`) The link destination. `Ordinal`: v0.160.0"
+    assert snippet(page, "zero-based") == "(`int`) The zero-based ordinal of the link."
+    assert snippet("Text\n: not a definition\n", "definition", path="a.rst") == \
+        ": not a definition"  # RST has no such lists
