@@ -30,7 +30,7 @@ from vq.core import paths
 from vq.core.filetypes import suffix
 from vq.core.settings import Settings
 from vq.core.trust import require_trusted
-from vq.core.walk import FileEntry
+from vq.core.walk import FileEntry, marked_generated
 from vq.indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
 from vq.indexer.handlers.base import file_stem
 from vq.indexer.handlers.canvas import canvas_document, extract_canvas
@@ -47,8 +47,6 @@ EXTRACTOR_VERSION = 1  # bump when PDF, HTML, notebook or canvas extraction outp
 CACHE_DIR = "extract-cache"
 PRUNE_AFTER_DAYS = 90
 MINIFIED_AVERAGE_LINE = 200  # characters per non-blank line
-GENERATED_MARKERS = ("DO NOT EDIT", "@generated")
-_HEADER_LINES = 5
 
 
 @dataclass(frozen=True)
@@ -190,8 +188,7 @@ class FileChunker:
 
 def skip_reason(text: str) -> str:
     """"generated" or "minified" for code nobody reads (it would crowd out real hits)."""
-    head = text[:4000].split("\n", _HEADER_LINES)[:_HEADER_LINES]
-    if any(marker in line for line in head for marker in GENERATED_MARKERS):
+    if marked_generated(text):
         return "generated"
     lengths = [len(line) for line in text.split("\n") if line.strip()]
     if lengths and sum(lengths) / len(lengths) > MINIFIED_AVERAGE_LINE:

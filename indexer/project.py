@@ -44,7 +44,14 @@ from vq.core import confined, filetypes, paths
 from vq.core.settings import DEFAULT_MODEL, Vault
 from vq.core.settings_schema import MAX_DOCUMENT_BYTES
 from vq.core.test_paths import secondary_folder
-from vq.core.walk import CODE_VENDORED_DIRS, UNCAPPED, discover, ignored, read_gitignore
+from vq.core.walk import (
+    CODE_VENDORED_DIRS,
+    UNCAPPED,
+    discover,
+    ignored,
+    marked_generated,
+    read_gitignore,
+)
 from vq.indexer.note_apps import app_folders
 from vq.indexer.pdf_probe import PAGES, probe_pdfs
 from vq.indexer.translations import (
@@ -87,6 +94,7 @@ NESTED_PROSE_PAGES = 5
 GENERIC_DIRS = frozenset({"content", "pages", "src", "source"})
 MANY_LANGUAGES = 8  # a vault's reason names up to this many left-out languages, else counts
 COPY_FILES, COPY_SHARE = 5, 0.8  # a folder is a copy of another: 5 files and 80% shared
+GENERATED_SAMPLE = 12  # pages of a folder read for a generator's mark (first 1 KB each)
 MANY_NAMES = 12  # a reason or a note names up to this many folders, then "and N more"
 # How ``vq init`` names each prose reader's pages (``filetypes.PROSE_HANDLERS``).
 PROSE_FORMATS = {"markdown": "Markdown", "rst": "RST", "asciidoc": "AsciiDoc", "org": "Org",
@@ -176,6 +184,7 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL,
     proposed; a PDF over ``max_document_bytes`` is not opened."""
     root = root.resolve()
     scan = scan_project(root)
+    scan.generated += _generated_prose(scan)
     plan = Plan(root, [], find_git_root(root), model=model,
                 max_document_bytes=max_document_bytes)
     taken: set[str] = set()
@@ -300,11 +309,30 @@ def _has_frontmatter(path: Path) -> bool:
         return False
 
 
+def _generated_prose(scan: Scan) -> list[str]:
+    """Top-level folders whose pages mostly say a generator wrote them (``DO NOT EDIT``,
+    ``@generated`` in their first lines; ``GENERATED_SAMPLE`` pages read): the Rust book's
+    nostarch/, the print edition's chapters built from src/, made every hit twice. A
+    generated copy or output, left out as generated folders are."""
+    pages: dict[str, list[str]] = {}
+    for page in scan.pages:
+        top, slash, _ = page.partition("/")
+        if slash and top not in scan.generated:
+            pages.setdefault(top, []).append(page)
+    out = []
+    for top, found in sorted(pages.items()):
+        sample = sorted(found)[:GENERATED_SAMPLE]
+        marked = sum(marked_generated(_first_words(scan.root, p, 1024)) for p in sample)
+        if len(sample) >= 3 and 3 * marked >= 2 * len(sample):
+            out.append(top)
+    return out
+
+
 def _prose_folders(scan: Scan) -> list[str]:
     """Top-level folders that are prose by name, or mostly prose pages by content."""
     out = []
     for top, f in sorted(scan.folders.items()):
-        if not top or not f.prose:
+        if not top or not f.prose or top in scan.generated:
             continue
         if top.lower() in PROSE_DIRS or (f.prose >= 3 and f.prose > sum(f.code.values())):
             out.append(top)
@@ -316,7 +344,7 @@ def _nested_prose_folders(scan: Scan, tops: list[str]) -> list[str]:
     three times their code files), the outermost of each such tree."""
     pages: Counter = Counter()
     for page in scan.pages:
-        if page.split("/", 1)[0] not in tops:
+        if page.split("/", 1)[0] not in (*tops, *scan.generated):
             pages.update(folders_of(page)[1:])
     chosen: list[str] = []
     for folder in sorted(pages, key=lambda f: (f.count("/"), f)):
@@ -329,8 +357,9 @@ def _nested_prose_folders(scan: Scan, tops: list[str]) -> list[str]:
 
 def _documents(scan: Scan) -> Counter:
     total: Counter = Counter()
-    for f in scan.folders.values():
-        total.update(f.documents)
+    for top, f in scan.folders.items():
+        if top not in scan.generated:  # nostarch/docx/: the print edition's manuscripts
+            total.update(f.documents)
     return total
 
 
