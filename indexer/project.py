@@ -32,6 +32,7 @@ atomically; an existing config is never replaced without ``force``.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -49,9 +50,9 @@ from vq.core.walk import (
     UNCAPPED,
     discover,
     ignored,
-    marked_generated,
     read_gitignore,
 )
+from vq.indexer import copies
 from vq.indexer.note_apps import app_folders
 from vq.indexer.pdf_probe import PAGES, probe_pdfs
 from vq.indexer.translations import (
@@ -93,8 +94,6 @@ SOURCE_OR_OUTPUT_DIRS = frozenset({"site"})
 NESTED_PROSE_PAGES = 5
 GENERIC_DIRS = frozenset({"content", "pages", "src", "source"})
 MANY_LANGUAGES = 8  # a vault's reason names up to this many left-out languages, else counts
-COPY_FILES, COPY_SHARE = 5, 0.8  # a folder is a copy of another: 5 files and 80% shared
-GENERATED_SAMPLE = 12  # pages of a folder read for a generator's mark (first 1 KB each)
 MANY_NAMES = 12  # a reason or a note names up to this many folders, then "and N more"
 # How ``vq init`` names each prose reader's pages (``filetypes.PROSE_HANDLERS``).
 PROSE_FORMATS = {"markdown": "Markdown", "rst": "RST", "asciidoc": "AsciiDoc", "org": "Org",
@@ -137,6 +136,7 @@ class Scan:
     vault_sections: list[str] = field(default_factory=list)
     has_vault_dir: bool = False
     generated: list[str] = field(default_factory=list)  # rel dirs to exclude from code
+    why: dict[str, str] = field(default_factory=dict)  # generated dir -> why, if not by name
     vendored: Counter = field(default_factory=Counter)
     pages: list[str] = field(default_factory=list)      # every prose page's path, from the root
     pdfs: list[str] = field(default_factory=list)       # every PDF's path, from the root
@@ -184,7 +184,7 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL,
     proposed; a PDF over ``max_document_bytes`` is not opened."""
     root = root.resolve()
     scan = scan_project(root)
-    scan.generated += _generated_prose(scan)
+    stub_notes = _leave_out_copies(scan)
     plan = Plan(root, [], find_git_root(root), model=model,
                 max_document_bytes=max_document_bytes)
     taken: set[str] = set()
@@ -207,7 +207,7 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL,
     _leave_out_translations(plan, scan)
     _leave_out_app_folders(plan)
     indexed = {f: n for f, n in scan.names_in.items() if _indexed(plan.vaults, f)}
-    plan.notes += copy_notes(indexed)
+    plan.notes += stub_notes + copies.copy_notes(indexed)
     return plan
 
 
@@ -309,25 +309,6 @@ def _has_frontmatter(path: Path) -> bool:
         return False
 
 
-def _generated_prose(scan: Scan) -> list[str]:
-    """Top-level folders whose pages mostly say a generator wrote them (``DO NOT EDIT``,
-    ``@generated`` in their first lines; ``GENERATED_SAMPLE`` pages read): the Rust book's
-    nostarch/, the print edition's chapters built from src/, made every hit twice. A
-    generated copy or output, left out as generated folders are."""
-    pages: dict[str, list[str]] = {}
-    for page in scan.pages:
-        top, slash, _ = page.partition("/")
-        if slash and top not in scan.generated:
-            pages.setdefault(top, []).append(page)
-    out = []
-    for top, found in sorted(pages.items()):
-        sample = sorted(found)[:GENERATED_SAMPLE]
-        marked = sum(marked_generated(_first_words(scan.root, p, 1024)) for p in sample)
-        if len(sample) >= 3 and 3 * marked >= 2 * len(sample):
-            out.append(top)
-    return out
-
-
 def _prose_folders(scan: Scan) -> list[str]:
     """Top-level folders that are prose by name, or mostly prose pages by content."""
     out = []
@@ -426,16 +407,36 @@ def _code_proposal(scan: Scan, prose: list[str], doc_globs: tuple[str, ...], tak
         parts.append("skips vendored " + ", ".join(f"{d}/" for d in sorted(scan.vendored)))
     exclude = tuple(f"/{d}/" for d in (*prose, *scan.generated)) + doc_globs
     if prose or scan.generated:
-        left_out = [f"{d}/" for d in prose] + [f"{d}/ ({_why_left_out(d)})" for d in scan.generated]
+        left_out = [f"{d}/" for d in prose] + \
+            [f"{d}/ ({_why_left_out(scan, d)})" for d in scan.generated]
         parts.append("leaves out " + _listed(left_out))
     return Proposal(_unique(taken, "code", "src"), ".", "code", "; ".join(parts),
                     exclude=exclude)
 
 
-def _why_left_out(folder: str) -> str:
-    """"vendored" for other people's code (the code vault's walk skips it anyway), else
-    "generated"."""
-    return "vendored" if folder.rsplit("/", 1)[-1].lower() in CODE_VENDORED_DIRS else "generated"
+def _why_left_out(scan: Scan, folder: str) -> str:
+    """"vendored" for other people's code (the code vault's walk skips it anyway), what
+    ``vq.indexer.copies`` found, else "generated"."""
+    if folder.rsplit("/", 1)[-1].lower() in CODE_VENDORED_DIRS:
+        return "vendored"
+    return scan.why.get(folder, "generated")
+
+
+def _leave_out_copies(scan: Scan) -> list[str]:
+    """Top-level folders of generated copies or moved-page stubs (``vq.indexer.copies``)
+    join the folders every vault leaves out; stubs, being a guess, are said in the note
+    that comes back."""
+    read = functools.cache(lambda rel: _first_words(scan.root, rel, copies.HEAD_BYTES))
+    stubs = []
+    for top, pages in sorted(copies.by_top(scan.pages, scan.generated).items()):
+        if copies.generated(pages, read):
+            scan.generated.append(top)
+        elif copies.stubs(pages, read):
+            scan.generated.append(top)
+            scan.why[top] = "moved-page stubs"
+            stubs.append(f"{top}/")
+    return [f"left out {_listed(stubs)}: their pages mostly repeat one text (moved-page "
+            "stubs?); add one as a vault if it is not"] if stubs else []
 
 
 def _root_notes_proposal(scan: Scan, doc_globs: tuple[str, ...], taken: set[str]) -> Proposal:
@@ -537,28 +538,6 @@ def _first_words(root: Path, rel: str, size: int = 4096) -> str:
             .decode("utf-8", errors="replace")
     except (OSError, ValueError):
         return ""
-
-
-def copy_notes(names_in: dict[str, set[str]]) -> list[str]:
-    """A note for each folder that holds a copy of the one it is named after
-    (``notebooks_v1/`` beside ``notebooks/``, ``docs-old/`` beside ``docs/``: most file
-    names shared): the build would index both, so every hit there comes twice. Which is
-    current vq cannot know, so it says so and leaves the choice to the user."""
-    out = []
-    for folder in sorted(names_in):
-        parent, _, name = folder.rpartition("/")
-        for sep in "-_. ":
-            base, found, suffix = name.rpartition(sep)
-            original = f"{parent}/{base}" if parent else base
-            if not (found and base and suffix) or original not in names_in:
-                continue
-            shared = len(names_in[folder] & names_in[original])
-            if shared >= max(COPY_FILES, COPY_SHARE * len(names_in[folder])):
-                out.append(f"{folder}/ has {shared} of the {len(names_in[original])} file "
-                           f"names of {original}/ (an older copy?): both are indexed, so each "
-                           f"hit may come twice; exclude one (\"/{folder}/\") if so")
-            break
-    return out
 
 
 def _indexed(vaults: list[Proposal], folder: str) -> bool:

@@ -395,3 +395,29 @@ def test_a_folder_of_pages_marked_generated_is_left_out(tmp_path):
     code = next(v for v in plan.vaults if v.kind == "code")
     assert "/nostarch/" in code.exclude and "nostarch/ (generated)" in code.why, code
     assert not [v for v in plan.vaults if v.kind == "docs"]
+
+
+def test_a_folder_of_moved_page_stubs_is_left_out_and_said(tmp_path):
+    """The Rust book keeps 2018-edition/ as 102 stubs under real chapter titles ("The 2018
+    edition of the book is no longer distributed ... check out the current version"):
+    "what is ownership" ranked two stubs above the chapter. Pages that share a footer,
+    or a short status line, are not stubs."""
+    stub = ("# {t}\n\nThe 2018 edition of the book is no longer distributed with Rust's "
+            "documentation.\n\nIf you came here via a link or web search, you may want to "
+            "check out [the current version of the book](../{n}.html) instead.\n")
+    footer = "\n\nThis page is licensed under the Creative Commons Attribution 4.0 licence.\n"
+    body = "Words about {t} that only this page holds, in a paragraph of its own, " * 4
+    words = ["ownership", "borrowing", "slices", "structs", "enums", "modules"]
+    write_tree(tmp_path, {
+        **{f"2018-edition/ch0{n}.md": stub.format(t=f"Chapter {n}", n=n) for n in range(6)},
+        **{f"src/ch0{n}.md": f"# Chapter {n}\n\n{body.format(t=w)}{footer}"
+           for n, w in enumerate(words)},
+        **{f"decisions/000{n}-x.md": f"# {n}. Use X{n}\n\n## Status\n\nAccepted\n\n"
+           f"## Context\n\n{body.format(t=w)}\n" for n, w in enumerate(words)},
+        "tools/build.rs": "fn main() {}\n"})
+    plan = inspect_project(tmp_path)
+    assert sorted(v.path for v in plan.vaults if v.kind == "notes") == ["decisions", "src"]
+    code = next(v for v in plan.vaults if v.kind == "code")
+    assert "2018-edition/ (moved-page stubs)" in code.why and "/2018-edition/" in code.exclude
+    assert "left out 2018-edition/: their pages mostly repeat one text (moved-page stubs?); " \
+           "add one as a vault if it is not" in plan.notes
