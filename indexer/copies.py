@@ -5,9 +5,10 @@ names: indexed beside the pages they copy, every hit would come twice.
   ``@generated``): the Rust book's ``nostarch/``, the print edition's chapters built
   from ``src/``.
 * **Moved-page stubs**: pages that are mostly one repeated text (the Rust book's
-  ``2018-edition/``, ``first-edition/``, ``second-edition/`` and ``redirects/``: 321 pages
-  of "the second edition of the book is no longer distributed ... check out the current
-  version", each under a real chapter's title, ranked above the chapter it points to).
+  ``2018-edition/``, ``first-edition/`` and ``second-edition/``: 262 pages of "the second
+  edition of the book is no longer distributed ... check out the current version", each
+  under a real chapter's title, ranked above the chapter it points to; its
+  ``redirects/``, a summary and an example each beside the notice, are kept).
 * **Copies named after their original** (``notebooks_v1/`` beside ``notebooks/``): which
   one is current vq cannot know, so they are only named, in a note.
 
