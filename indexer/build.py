@@ -88,6 +88,8 @@ class BuildSummary:
                  f"{self.seconds.get('total', 0):.1f}s"]
         if self.missing_roots:
             parts.append(f"missing roots: {', '.join(self.missing_roots)} (not pruned)")
+        if self.pruned_vaults:  # their files are not counted as deleted: say where rows went
+            parts.append(f"removed vaults no longer configured: {', '.join(self.pruned_vaults)}")
         return ", ".join(parts)
 
 

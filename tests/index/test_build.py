@@ -94,6 +94,7 @@ def test_missing_root_is_reported_not_pruned_and_removed_vault_is(tmp_path, buil
                        "vaults": {"notes": {"path": str(vault)}}})
     s = build(load_settings(str(cfg)))
     assert s.pruned_vaults == ["code"] and not chunk_rows(settings, "vault = 'code'")
+    assert s.line().endswith(", removed vaults no longer configured: code"), s.line()
 
 
 def test_bad_files_are_recorded_and_the_rest_indexed(built, build, vault):
