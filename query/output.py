@@ -220,6 +220,8 @@ def hit_json(hit: Hit, query: str, with_text: bool = False, stale: str = "") -> 
         out["page"] = hit.page
     if hit.date:  # what --since reads: a decision record's or daily note's own date
         out["date"] = hit.date
+    if hit.status:  # a decision record no longer in force: "Superseded by ADR-0020"
+        out["status"] = hit.status
     if with_text:
         out["text"] = hit.text[:TEXT_CHARS]
         if len(hit.text) > TEXT_CHARS:
@@ -258,6 +260,7 @@ def render(res: Result, query: str, explain: bool, console: Any) -> None:
     for hit in res.hits:
         head = Text.assemble((f"{hit.rank:>2}. ", "bold"), (shown(location(hit)), "cyan"),
                              (f"  {shown(hit.date)}" if hit.date else "", "dim"),
+                             (f"  [{shown(hit.status)}]" if hit.status else "", "yellow"),
                              (f"  {hit.score:.4f}", "dim"))
         console.print(head, soft_wrap=True)  # the terminal folds it: never " 1." alone
         heading = _heading(hit) if hit.breadcrumb else ""

@@ -21,7 +21,7 @@ from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
 from vq.core.schema import SECTION_VECTOR
 from vq.core.settings import METHODS, Settings
-from vq.query import code_rank, collapse, fusion, named_files, outline
+from vq.query import code_rank, collapse, fusion, named_files, outline, record_status
 from vq.query.encoders import QueryModels
 from vq.query.filters import Filters, combine, explain_empty, predicates
 from vq.query.sources import LanceSources, Sources
@@ -72,6 +72,7 @@ class Hit:
     signals: dict[str, dict[str, float]] = field(default_factory=dict)
     mtime: float = 0.0           # the file's mtime when it was indexed (epoch seconds)
     date: str = ""               # the note's own date (frontmatter, file name, record header)
+    status: str = ""             # a decision record's closed status (``vq.query.record_status``)
     # a header-only class hit: its members' first lines (``vq.query.outline``)
     outline: list[tuple[int | None, str]] = field(default_factory=list)
 
@@ -154,6 +155,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     members = outline.outlines(sources, [rows[i] for i in shown])
     res.hits = [_hit(settings, rows[i], rank, members.get(i, []))
                 for rank, i in enumerate(shown, 1)]
+    record_status.fill(res.hits, settings)
     if not res.hits and preds:
         res.empty_filter = explain_empty(index, preds)
     _note_staleness(settings, index, res)

@@ -60,7 +60,9 @@ adding words.
 Reading results: hits are ranked best first with vault, path, start_line-end_line, the
 heading breadcrumb, a snippet (a code hit: `lines`, its def line and matching lines with
 their numbers), a note's own `date` when it has one (a decision record's, a daily note's:
-weigh an old record against a newer one on the same question) and scores. `score` only
+weigh an old record against a newer one on the same question), a decision record's
+`status` when it no longer holds ("Superseded by ADR-0020": follow it to the newer record)
+and scores. `score` only
 orders one result list; never compare it across queries. `signals` says which searches
 found a hit: `bm25` means the words occur in it; `dense` alone means a semantic neighbour
 (cosine score; below ~0.3 with the default model it is usually unrelated). Vector search

@@ -39,6 +39,17 @@ def test_search_shows_hits_with_location_snippet_score_and_signal_bars(live):
     assert re.search(r'class="fill bm25" width="[1-9]', page)  # BM25 did contribute
 
 
+def test_a_superseded_record_says_so_beside_its_date(live, vault):
+    """The status is read from the record when shown: one superseded since the build
+    says so at once."""
+    deploy = vault / "deploy.md"
+    deploy.write_text(deploy.read_text().replace(
+        "\n# ", "\n## Status\n\nSuperseded by [ADR-0042](0042-deploy.md)\n\n# ", 1))
+    page = _search(live, q="rollback release")
+    head = page.split("notes:deploy.md:")[1].split("</div>")[0]
+    assert '<span class="status"' in head and ">Superseded by ADR-0042</span>" in head
+
+
 def test_filters_reach_the_search(live):
     assert "notes:cooking.md" in _search(live, q="bake bread oven", method="lexical")
     page = _search(live, q="bake bread oven", method="lexical", path="adr/**")
