@@ -40,6 +40,11 @@ class AppFolder:
     why: str
 
 
+def notes_app(root: Path) -> bool:
+    """``root`` is an Obsidian vault or a Logseq graph: notes a person writes."""
+    return (root / ".obsidian").is_dir() or (root / "logseq" / "config.edn").is_file()
+
+
 def app_folders(root: Path) -> tuple[str, list[AppFolder]]:
     """(the notes app that keeps ``root``, or "", the folders of it to leave out)."""
     if (root / "logseq" / "config.edn").is_file():

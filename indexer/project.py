@@ -53,7 +53,7 @@ from vq.core.walk import (
     read_gitignore,
 )
 from vq.indexer import copies
-from vq.indexer.note_apps import app_folders
+from vq.indexer.note_apps import app_folders, notes_app
 from vq.indexer.pdf_probe import PAGES, probe_pdfs
 from vq.indexer.translations import (
     Translations,
@@ -427,11 +427,15 @@ def _leave_out_copies(scan: Scan) -> list[str]:
     join the folders every vault leaves out; stubs, being a guess, are said in the note
     that comes back."""
     read = functools.cache(lambda rel: _first_words(scan.root, rel, copies.HEAD_BYTES))
+    # stubs are a docs site's, in a repository: a notes app's daily notes can be mostly
+    # their template, and are the user's own
+    docs_site = not (scan.has_vault_dir or notes_app(scan.root)) and \
+        any(f.code for f in scan.folders.values())
     stubs = []
     for top, pages in sorted(copies.by_top(scan.pages, scan.generated).items()):
         if copies.generated(pages, read):
             scan.generated.append(top)
-        elif copies.stubs(pages, read):
+        elif docs_site and copies.stubs(pages, read):
             scan.generated.append(top)
             scan.why[top] = "moved-page stubs"
             stubs.append(f"{top}/")

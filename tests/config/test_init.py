@@ -421,3 +421,17 @@ def test_a_folder_of_moved_page_stubs_is_left_out_and_said(tmp_path):
     assert "2018-edition/ (moved-page stubs)" in code.why and "/2018-edition/" in code.exclude
     assert "left out 2018-edition/: their pages mostly repeat one text (moved-page stubs?); " \
            "add one as a vault if it is not" in plan.notes
+
+
+def test_daily_notes_that_are_mostly_their_template_are_kept(tmp_path):
+    """In a notes app's vault, a folder of daily notes can be mostly the template's text:
+    they are the user's own, never taken for moved-page stubs."""
+    template = ("# {d}\n\nMorning pages: write three pages by hand before looking at a "
+                "screen, whatever comes to mind.\n\n- [ ] {d}\n")
+    write_tree(tmp_path, {".obsidian/app.json": "{}\n",
+                          **{f"Daily/2026-01-0{n}.md": template.format(d=f"day {n}")
+                             for n in range(1, 8)},
+                          "scripts/tool.py": "x = 1\n"})
+    plan = inspect_project(tmp_path)
+    assert not [n for n in plan.notes if "stubs" in n], plan.notes
+    assert [v.path for v in plan.vaults if v.kind == "notes"] == ["Daily"], plan.vaults

@@ -14,7 +14,7 @@ from vq.indexer.estimate import biggest_folders, size_plan, suggest_excludes
 from vq.indexer.project import inspect_project
 from vq.indexer.translations import find_translations, model_languages
 
-PAGE = "# {title}\n\n{body}\n\n## Details\n\n{body}\n"
+PAGE = "# {title}\n\n{title}: {body}\n\n## Details\n\n{body}\n"  # pages of one text are stubs
 BODY = "The server retries each request with exponential backoff and jitter. " * 6
 MULTILINGUAL = "paraphrase-multilingual-MiniLM-L12-v2"
 
