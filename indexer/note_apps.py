@@ -12,6 +12,9 @@ leave out of the vaults.
   of it such as ``website/``): ``versioned_docs/``, a copy of the docs for each released
   version (``docusaurus docs:version`` writes it). Jest keeps three beside ``docs/``, so
   every hit about an API came four times.
+* **Hugo** (a ``hugo.toml``, or a ``config.toml`` beside ``content/``, at the root or one
+  folder down): ``archetypes/``, the templates ``hugo new`` fills in (front matter of
+  placeholders: ``title: "{{ replace .File.ContentBaseName "-" " " | title }}"``).
 
 The app's own settings files are read (JSON, bounded); a missing, unreadable or odd one
 proposes nothing. ``.obsidian/`` itself is a dot folder, which no walk enters.
@@ -51,7 +54,7 @@ def app_folders(root: Path) -> tuple[str, list[AppFolder]]:
         return "Logseq graph", [AppFolder("logseq", "the app's settings and backup copies "
                                                     "of pages")]
     if not (root / ".obsidian").is_dir():
-        return _docusaurus(root)
+        return _docs_sites(root)
     found: dict[str, AppFolder] = {}
     for settings, key in _TEMPLATE_SETTINGS:
         folder = _folder_setting(root, settings, key)
@@ -60,15 +63,16 @@ def app_folders(root: Path) -> tuple[str, list[AppFolder]]:
     return "Obsidian vault", list(found.values())
 
 
-def _docusaurus(root: Path) -> tuple[str, list[AppFolder]]:
-    """A Docusaurus site's ``versioned_docs/``, at the root or one folder down."""
+def _docs_sites(root: Path) -> tuple[str, list[AppFolder]]:
+    """A Docusaurus site's ``versioned_docs/`` and a Hugo site's ``archetypes/``, at the
+    root or one folder down."""
     try:
         with os.scandir(root) as listing:
             sites = [root] + [Path(e.path) for e in itertools.islice(listing, MAX_FOLDERS)
                               if e.is_dir(follow_symlinks=False) and e.name[:1] != "."]
     except OSError:
         return "", []
-    found = []
+    found, apps = [], set()
     for site in sites:
         versions = site / "versioned_docs"
         if (site / "versions.json").is_file() and versions.is_dir():
@@ -76,7 +80,21 @@ def _docusaurus(root: Path) -> tuple[str, list[AppFolder]]:
                         if v.name.startswith("version-"))
             found.append(AppFolder(versions.relative_to(root).as_posix(),
                                    f"{count} released versions, each a copy of the docs"))
-    return ("Docusaurus site", found) if found else ("", [])
+            apps.add("Docusaurus site")
+        if _hugo_site(site):
+            found.append(AppFolder((site / "archetypes").relative_to(root).as_posix(),
+                                   "templates `hugo new` fills in: placeholders, not pages"))
+            apps.add("Hugo site")
+    return " and ".join(sorted(apps)), found
+
+
+def _hugo_site(site: Path) -> bool:
+    """A Hugo site with archetypes: its own config file, or a generic one beside
+    ``content/``."""
+    return (site / "archetypes").is_dir() and (
+        any((site / f"hugo.{ext}").is_file() for ext in ("toml", "yaml", "json"))
+        or (site / "content").is_dir() and any((site / f"config.{ext}").is_file()
+                                               for ext in ("toml", "yaml", "json")))
 
 
 def _folder_setting(root: Path, settings: str, key: str) -> str:

@@ -527,7 +527,9 @@ def _leave_out_app_folders(plan: Plan) -> None:
     left_out = []
     for found in folders:
         before = list(plan.vaults)
-        plan.vaults[:] = [_excluding(v, found.folder) for v in plan.vaults]
+        inside = f"{found.folder}/"  # a vault proposed for the folder itself goes
+        plan.vaults[:] = [_excluding(v, found.folder) for v in plan.vaults
+                          if not f"{v.path.rstrip('/')}/".startswith(inside)]
         if plan.vaults != before:
             left_out.append(f"{found.folder}/ ({found.why})")
     if left_out:

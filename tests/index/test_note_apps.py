@@ -105,3 +105,22 @@ def test_a_docusaurus_sites_versioned_docs_are_left_out(tmp_path, cli):
     assert added.exit_code == 0, added.output
     assert "leaving out versioned_docs/" in added.stderr
     assert app_folders(tmp_path / "p" / "docs") == ("", [])
+
+
+def test_a_hugo_sites_archetypes_are_left_out_not_a_vault(tmp_path):
+    """Hugo's docs keep archetypes/, the templates `hugo new` fills in: `vq init` made it
+    a notes vault of five pages of placeholders beside content/."""
+    template = '---\ntitle: "{{ replace .File.ContentBaseName "-" " " | title }}"\n---\n'
+    write_tree(tmp_path / "p", {"hugo.toml": "baseURL = 'https://example.org/'\n",
+                                **{f"archetypes/{n}.md": template for n in "abcde"},
+                                **{f"content/en/{w}.md": f"# {w}\n\nHow {w} works.\n"
+                                   for w in ("menus", "taxonomies", "bundles", "hooks")},
+                                "assets/js/main.js": "export const x = 1;\n"})
+    plan = inspect_project(tmp_path / "p")
+    assert [v.path for v in plan.vaults if v.kind == "notes"] == ["content"], plan.vaults
+    code = next(v for v in plan.vaults if v.kind == "code")
+    assert "/archetypes/" in code.exclude
+    assert "Hugo site: left out archetypes/ (templates `hugo new` fills in: placeholders, " \
+        "not pages)" in plan.notes
+    write_tree(tmp_path / "q", {"archetypes/a.md": template, "content/a.md": NOTE})
+    assert app_folders(tmp_path / "q") == ("", [])  # no Hugo config: not a Hugo site
