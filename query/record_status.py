@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from vq.core import confined
-from vq.core.inline_markup import markdown_text
+from vq.core.inline_markup import is_fence, markdown_text
 from vq.core.settings import Settings
 
 HEAD_BYTES = 4096
@@ -40,7 +40,12 @@ def closed_status(text: str) -> str:
     """The record's status line as rendered when it says the decision no longer holds;
     "" otherwise (no status, or an open one: accepted, proposed)."""
     lines = text.splitlines()[:HEAD_LINES]
+    fenced = False
     for n, line in enumerate(lines):
+        if is_fence(line.strip()):
+            fenced = not fenced  # a YAML example's ``status: deprecated`` is not the page's
+        if fenced or is_fence(line.strip()):
+            continue
         found = _FIELD.match(line)
         status = found.group(1) if found else _under_heading(lines, n)
         if status is not None:

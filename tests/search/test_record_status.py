@@ -33,6 +33,7 @@ Home Assistant sets the minimum Python requirement to the penultimate minor vers
     ("# Use W\n\n## Status\n\nAccepted\n\n## Context\n\nThe old design was superseded.\n", ""),
     ("# Plain note\n\nNothing about status here; superseded is a word.\n", ""),
     ("# Use V\n\n## Status\n\n## Context\n\nRejected ideas are listed below.\n", ""),
+    ("# API\n\n```yaml\nstatus: deprecated\n```\n\nStatus: accepted\n", ""),
 ])
 def test_a_closed_status_is_read_and_an_open_one_is_not_said(text, status):
     assert closed_status(text) == status
