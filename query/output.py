@@ -9,7 +9,7 @@ from typing import Any
 from vq.core.attr_list import ADORNMENT, is_heading_markup, strip_heading_attrs
 from vq.core.display import shown
 from vq.core.filetypes import handler_name
-from vq.core.inline_markup import fenced, is_block_markup, is_fence, rendered
+from vq.core.inline_markup import fenced, is_block_markup, is_fence, markdown_text, rendered
 from vq.query.collapse import names_definition
 from vq.query.search import Hit, Result
 
@@ -101,7 +101,14 @@ def _body_lines(text: str, handler: str | None) -> list[tuple[str, bool]]:
     if handler in _RUN_IN_HANDLERS and handler != "rst":
         body = _definitions(body)
     return [(ln, fence) for ln, fence in body if ln] or \
-        [(strip_heading_attrs(ln), False) for ln in raw if ln]
+        [(strip_heading_attrs(ln), False) for ln in raw if ln and not _template_only(ln)]
+
+
+def _template_only(line: str) -> bool:
+    """A line of nothing but template tags (Hugo's ``{{< newtemplatesystem >}}``,
+    Liquid's ``{% raw %}``): what the site renders there is not in the source, so a
+    chunk of only that shows no snippet rather than the tag."""
+    return ("{{" in line or "{%" in line) and not markdown_text(line).strip()
 
 
 def _definitions(body: list[tuple[str, bool]]) -> list[tuple[str, bool]]:

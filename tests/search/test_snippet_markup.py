@@ -289,3 +289,12 @@ def test_a_definition_list_reads_term_colon_definition():
     assert snippet(page, "zero-based") == "(`int`) The zero-based ordinal of the link."
     assert snippet("Text\n: not a definition\n", "definition", path="a.rst") == \
         ": not a definition"  # RST has no such lists
+
+
+def test_a_chunk_of_only_a_shortcode_shows_no_snippet_not_the_tag():
+    """Hugo's "Template lookup order" page opens with a section holding only
+    ``{{< newtemplatesystem >}}``: the hit showed the tag. A heading-only chunk still
+    shows its heading."""
+    assert snippet("{{< newtemplatesystem >}}\n", "template lookup order") == ""
+    assert snippet("## Lookup rules\n", "lookup") == "## Lookup rules"
+
