@@ -58,7 +58,7 @@ LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
                     "emacs-lisp": "elisp", "common-lisp": "lisp", "racket": "scheme"}
 
 # Handlers that take the file's bytes, not decoded text: their format says how to decode.
-BINARY_HANDLERS = frozenset({"pdf", "html", "notebook", "canvas"})
+BINARY_HANDLERS = frozenset({"pdf", "html", "notebook", "canvas", "docx"})
 HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(TEXT_EXTENSIONS, "text"),
     **dict.fromkeys(LANGUAGE_BY_EXTENSION, "code"),
@@ -68,6 +68,7 @@ HANDLER_BY_EXTENSION: dict[str, str] = {
     **dict.fromkeys(ORG_EXTENSIONS, "org"),
     **dict.fromkeys(LATEX_EXTENSIONS, "latex"),
     ".pdf": "pdf", ".html": "html", ".htm": "html", ".ipynb": "notebook", ".canvas": "canvas",
+    ".docx": "docx",
 }
 HANDLER_BY_FILENAME: dict[str, str] = {
     **dict.fromkeys(TEXT_FILENAMES, "text"),

@@ -217,7 +217,7 @@ def rendered(line: str, handler: str | None) -> str:
         return asciidoc_text(line)
     if handler == "org":
         return org_text(line)
-    if handler in ("markdown", "html", "notebook", None):  # None: a hook's Markdown output
+    if handler in ("markdown", "html", "notebook", "docx", None):  # None: a hook's Markdown
         return markdown_text(line)
     if handler == "rst":  # imported here: only a search with RST hits pays for its patterns
         from vq.core.rst_markup import rst_text

@@ -34,6 +34,7 @@ from vq.core.walk import FileEntry, marked_generated
 from vq.indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
 from vq.indexer.handlers.base import file_stem
 from vq.indexer.handlers.canvas import canvas_document, extract_canvas
+from vq.indexer.handlers.docx import extract_docx
 from vq.indexer.handlers.html import extract_html, markdown_document
 from vq.indexer.handlers.notebook import extract_notebook
 from vq.indexer.handlers.pdf import extract_pdf, pdf_document
@@ -43,6 +44,8 @@ from vq.indexer.reading import Unreadable, decode
 # Binary readers whose extraction is one Markdown text without a title of its own.
 _TO_MARKDOWN: dict[str, Callable[[bytes], str]] = {"notebook": extract_notebook,
                                                    "canvas": extract_canvas}
+_TITLED_MARKDOWN: dict[str, Callable[[bytes], tuple[str, str]]] = {"html": extract_html,
+                                                                   "docx": extract_docx}
 EXTRACTOR_VERSION = 1  # bump when PDF, HTML, notebook or canvas extraction output changes
 CACHE_DIR = "extract-cache"
 PRUNE_AFTER_DAYS = 90
@@ -172,8 +175,9 @@ class FileChunker:
         if extract is not None:
             return f"{name}/{EXTRACTOR_VERSION}", lambda: Extracted(
                 "", (bounded(extract(data), max_chars),))
-        return f"html/{EXTRACTOR_VERSION}", lambda: Extracted(
-            *_one_page(extract_html(data), max_chars))
+        titled = _TITLED_MARKDOWN[name]  # HTML, Word: a title of their own beside the text
+        return f"{name}/{EXTRACTOR_VERSION}", lambda: Extracted(
+            *_one_page(titled(data), max_chars))
 
     def _document(self, value: Extracted, relpath: str, name: str) -> Document:
         """The chunks of extracted text; a canvas is titled by its file name here, not in

@@ -26,9 +26,9 @@ _RETRIES = 4          # re-cuts of a piece the per-line estimate let through too
 
 
 Fit = Callable[[Document, FileEntry, str], Document]
-# Readers whose chunk text is Markdown, fences included (HTML and notebooks render to it;
+# Readers whose chunk text is Markdown, fences included (HTML, notebooks and Word render to it;
 # so does a hook: "hook:pandoc"). The others' text has no Markdown fences to keep whole.
-MARKDOWN_TEXT = frozenset({"markdown", "html", "notebook"})
+MARKDOWN_TEXT = frozenset({"markdown", "html", "notebook", "docx"})
 
 
 def fitter(model: str) -> Fit:

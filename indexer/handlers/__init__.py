@@ -5,7 +5,8 @@ The walker claims files by name with the core table (so `vq status --check` and
 `vq doctor` agree with the build without importing a chunker); this module only
 maps each handler name to its function. Adding a format means an entry in the
 core table and, for a new handler name, one here. Handlers named in
-``BINARY_HANDLERS`` (PDF, HTML, notebooks, canvases) take the file's bytes, not decoded text.
+``BINARY_HANDLERS`` (PDF, HTML, notebooks, canvases, Word) take the file's bytes, not decoded
+text.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from vq.indexer.handlers.asciidoc import asciidoc_handler
 from vq.indexer.handlers.base import Chunk, Document, Handler, HandlerError, Limits
 from vq.indexer.handlers.canvas import canvas_handler
 from vq.indexer.handlers.code import code_handler
+from vq.indexer.handlers.docx import docx_handler
 from vq.indexer.handlers.html import html_handler
 from vq.indexer.handlers.latex import latex_handler
 from vq.indexer.handlers.markdown import markdown_handler
@@ -54,6 +56,7 @@ HANDLERS: dict[str, Handler | BinaryHandler] = {
     "html": html_handler,
     "notebook": notebook_handler,
     "canvas": canvas_handler,
+    "docx": docx_handler,
 }
 
 
