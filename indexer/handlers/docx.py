@@ -1,13 +1,15 @@
 """Word documents (``.docx``): the body rendered as Markdown, so headings become breadcrumbs.
 
 Read with python-docx (lxml underneath, entities never resolved). The body is walked in
-order: a paragraph styled ``Title`` or ``Heading N`` becomes a heading of that level, a
-list paragraph a ``- `` item, other paragraphs text (a line that would read as Markdown
-syntax, ``# 1`` or ``---``, is escaped, as HTML's are), and a table one ``|``-joined line
-per row. Headers, footers, comments and tracked deletions are left out. The Markdown
-handler then chunks the result; line numbers are those of the rendered Markdown, as
-for a PDF's text. The title is the document's own (File > Properties), else the first
-``Title``/H1 paragraph, else the file stem.
+order: a paragraph styled ``Title``, or with an outline level (``Heading N`` sets one, in
+any language), becomes a heading of that level, a list paragraph a ``- `` item, other
+paragraphs text (a line that would read as Markdown syntax, ``# 1`` or ``---``, is
+escaped, as HTML's are), and a table one ``|``-joined line per row. Headers, footers,
+comments and tracked deletions are left out. The Markdown handler then chunks the
+result; line numbers are those of the rendered Markdown, as for a PDF's text. The title
+is the document's own (File > Properties), else the first ``Title``/H1 paragraph, else
+the file stem. A publisher's house styles that set no outline level (No Starch's
+``HeadA``) read as text.
 
 A ``.docx`` is a zip: before anything is parsed, the sizes its entries declare are
 added up and a file that would unpack past ``MAX_UNPACKED`` is refused (a zip bomb of a
@@ -28,6 +30,8 @@ MAX_UNPACKED = 200_000_000  # bytes a .docx may unpack to (its XML parts and med
 _HEADING_STYLE = re.compile(r"^heading\s*([1-6])$", re.IGNORECASE)
 _MARKDOWN_SYNTAX = re.compile(r"^(?:#|```|~~~|---|\+\+\+|[-*+] |\d+[.)] |>)")
 FIX = "save it again from Word or LibreOffice, or exclude it"
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_OUTLINE, _VAL = f"{_W}outlineLvl", f"{_W}val"  # outline level 0 is a first-level heading
 
 
 def docx_handler(data: bytes, relpath: str, limits: Limits) -> Document:
@@ -82,14 +86,32 @@ def _block(item: Any, titled: bool) -> str:
     if not text:
         return ""
     style = _style(item)
-    heading = _HEADING_STYLE.match(style)
     if style == "title":
         return f"# {text}"
-    if heading:
-        return f"{'#' * min(6, int(heading.group(1)) + titled)} {text}"
+    level = _outline_level(item)
+    if level:
+        return f"{'#' * min(6, level + titled)} {text}"
     if style.startswith("list"):
         return f"- {text}"
     return "\\" + text if _MARKDOWN_SYNTAX.match(text) else text
+
+
+def _outline_level(paragraph: Any) -> int:
+    """A heading's level, 1 to 6, as Word's navigation pane reads it: the outline level
+    the paragraph or its style (or a style it is based on) sets, which a localised
+    "Überschrift 1" keeps; else a style named ``Heading N``; 0 for body text."""
+    found = paragraph._p.pPr
+    style = paragraph.style
+    for _ in range(10):  # a style's base chain, bounded (a loop in a hostile file)
+        level = found.find(_OUTLINE) if found is not None else None
+        if level is not None:
+            value = level.get(_VAL, "")
+            return int(value) + 1 if value.isdigit() and int(value) < 6 else 0
+        if style is None:
+            break
+        found, style = style.element.pPr, style.base_style
+    heading = _HEADING_STYLE.match(_style(paragraph))
+    return int(heading.group(1)) if heading else 0
 
 
 def _row(row: Any) -> str:

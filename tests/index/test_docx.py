@@ -56,6 +56,29 @@ def test_the_body_reads_as_markdown_with_headings_lists_and_tables():
     assert handler_for("ops/Runbook.DOCX")[0] == "docx"
 
 
+def test_a_heading_is_known_by_its_outline_level_whatever_its_style_is_called():
+    """A localised Word names its heading styles "Überschrift 1"; a house style is
+    "Chapter Head": the outline level they set is what Word's navigation pane reads."""
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    document = docx.Document()
+    for name, level in (("Überschrift 1", "0"), ("Chapter Section", "1")):
+        style = document.styles.add_style(name, WD_STYLE_TYPE.PARAGRAPH)
+        outline = OxmlElement("w:outlineLvl")
+        outline.set(qn("w:val"), level)
+        style.element.get_or_add_pPr().append(outline)
+    document.add_paragraph("Installation", style="Überschrift 1")
+    document.add_paragraph("On Linux", style="Chapter Section")
+    document.add_paragraph("Unpack the archive.")
+    out = io.BytesIO()
+    document.save(out)
+    assert extract_docx(out.getvalue())[1] == \
+        "# Installation\n\n## On Linux\n\nUnpack the archive.\n"
+
+
 @pytest.mark.parametrize(("data", "reason"), [
     (b"not a zip at all", "not a zip"),
     (b"PK\x03\x04truncated", "not a zip"),
