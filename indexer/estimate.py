@@ -37,7 +37,7 @@ from vq.indexer.handlers import BINARY_HANDLERS, handler_for
 from vq.indexer.project import Plan, Proposal
 
 SAMPLE_FILES = 40  # per vault and reader: enough for a chunks-per-byte ratio, quick to chunk
-QUICK_EXTRACTION = frozenset({"html", "notebook", "canvas"})  # sampled like text
+QUICK_EXTRACTION = frozenset({"html", "notebook", "canvas", "docx"})  # sampled like text
 # Texts encoded per second: see docs/init-doctor.md ("How vq init sizes a build").
 CPU_TEXTS_PER_CORE = 12.7   # bench.speed throughput, build's own timer, per core
 CPU_SCALING_CORES = 8       # beyond this many cores no gain is assumed

@@ -130,3 +130,19 @@ def test_init_proposes_word_documents_and_no_longer_says_there_is_no_reader(tmp_
     (tmp_path / "proj" / "handbook" / "runbook.docx").write_bytes(runbook())
     docs = next(v for v in inspect_project(tmp_path / "proj").vaults if v.kind == "docs")
     assert docs.include == ("*.docx",) and "no text extractor" not in docs.why, docs
+
+
+def test_init_sizes_word_documents_by_extracting_a_sample(tmp_path, test_models):
+    """A .docx is sampled like a notebook (extraction takes milliseconds): `vq init` said
+    "1 documents not sized" and counted ~0 chunks for it."""
+    from vq.core.settings import Settings, Vault
+    from vq.indexer.estimate import estimate_build
+    from vq.jobs.runner import locked_build
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "runbook.docx").write_bytes(runbook())
+    settings = Settings(index_dir=str(tmp_path / "index"), model=test_models, device="cpu",
+                        vaults=(Vault("d", tmp_path / "d", kind="docs"),))
+    estimate = estimate_build(settings, settings.vaults, ("cpu", "asked"), tmp_path)
+    summary = locked_build(settings)
+    assert estimate.unsampled == 0 and estimate.chunks == summary.chunks_written == 3
