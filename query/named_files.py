@@ -1,10 +1,11 @@
 """Files a query names: a query that *is* a note's name finds that note.
 
-A person who types "Properties", "Embed files" or "v1.4" asks for the note of that
-name, as Obsidian's quick switcher or a code search tool's file match would read it.
-BM25 and the vectors read the words only: "v1.4" splits into tokens every release note
-holds, and a short name is a weak query for the model
-(docs/decisions.md#named-files).
+A person who types "Properties", "Embed files" or "Glossary" asks for the note of that
+name, as Obsidian's quick switcher or a code search tool's file match would read it;
+BM25 and the vectors read a short name as a weak query, and Obsidian's help ranked
+release notes that mention properties above the Properties page
+(docs/decisions.md#named-files). A version name ("v1.4") stays weak: BM25 splits it
+into tokens every release note holds, so the note it names is rarely a candidate.
 
 A query names a file when, compared as ``plain`` (case, ``_``/``-`` as spaces, runs of
 spaces folded), the whole query is a prose file's title, stem or file name, or a code

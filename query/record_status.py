@@ -33,7 +33,7 @@ _FIELD = re.compile(r"^[ \t]*(?:[*+-][ \t]+)?(?:\*\*)?status(?:\*\*)?[ \t]*:(?:\
 _ANY_HEADING = re.compile(r"^#{1,6}[ \t]")
 _CLOSED = re.compile(r"\b(?:superseded|deprecated|rejected|reverted|replaced|obsolete|"
                      r"obsoleted|withdrawn|retired|abandoned)\b", re.IGNORECASE)
-PROSE_HANDLERS = (".md", ".markdown", ".mdx")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 
 
 def closed_status(text: str) -> str:
@@ -71,7 +71,7 @@ def fill(hits: list[Any], settings: Settings) -> None:
     configured is not read)."""
     seen: dict[tuple[str, str], str] = {}
     for hit in hits:
-        if not hit.path.lower().endswith(PROSE_HANDLERS) or hit.page:
+        if not hit.path.lower().endswith(MARKDOWN_SUFFIXES) or hit.page:
             continue
         key = (hit.vault, hit.path)
         if key not in seen:
