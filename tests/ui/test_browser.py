@@ -30,16 +30,36 @@ def patient(driver, timeout: float = WAIT):
         NoSuchElementException, StaleElementReferenceException))
 
 
+# ChromeDriver's words for an element whose document a navigation replaced while it was
+# being read, raised as a bare WebDriverException rather than a stale element
+SWAPPED = "does not belong to the document"
+
+
+def settled(fn):
+    """``fn`` as a wait condition where a document swapped mid-read is "not yet": a form
+    post's new page replaced the old one between finding ``body`` and reading its text."""
+    from selenium.common.exceptions import WebDriverException
+
+    def check(driver):
+        try:
+            return fn(driver)
+        except WebDriverException as exc:
+            if SWAPPED not in str(exc.msg or ""):
+                raise
+            return False
+    return check
+
+
 def wait_for(driver, css: str, timeout: float = WAIT, visible: bool = True):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
 
     check = ec.visibility_of_element_located if visible else ec.presence_of_element_located
-    return patient(driver, timeout).until(check((By.CSS_SELECTOR, css)))
+    return patient(driver, timeout).until(settled(check((By.CSS_SELECTOR, css))))
 
 
 def wait_until(driver, fn, timeout: float = WAIT):
-    return patient(driver, timeout).until(lambda d: fn(d))
+    return patient(driver, timeout).until(settled(fn))
 
 
 def sign_in(browser, live) -> None:
