@@ -95,6 +95,9 @@ HANDLER_NAMES = frozenset(HANDLER_BY_EXTENSION.values()) | frozenset(HANDLER_BY_
 # commands), and the extensions they claim; translation detection and `vq init` read them.
 PROSE_HANDLERS = frozenset({"markdown", "rst", "asciidoc", "org", "latex"})
 PROSE_EXTENSIONS = frozenset(e for e, h in HANDLER_BY_EXTENSION.items() if h in PROSE_HANDLERS)
+# The readers whose chunk text is Markdown (HTML, notebooks and Word render to it): its
+# fences are kept whole when a chunk is cut, and a snippet shows it as Markdown renders.
+MARKDOWN_TEXT_HANDLERS = frozenset({"markdown", "html", "notebook", "docx"})
 # The readers whose chunks number the file's own lines; binary ones number extracted text.
 FILE_LINE_HANDLERS = HANDLER_NAMES - BINARY_HANDLERS
 

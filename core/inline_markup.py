@@ -33,6 +33,7 @@ from collections.abc import Sequence
 
 from vq.core.attr_list import COMPONENT, ESCAPE, TEXT_ATTR, component_text, strip_bold
 from vq.core.code_spans import code_spans, one_backtick, outside_code
+from vq.core.filetypes import MARKDOWN_TEXT_HANDLERS
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
@@ -217,7 +218,7 @@ def rendered(line: str, handler: str | None) -> str:
         return asciidoc_text(line)
     if handler == "org":
         return org_text(line)
-    if handler in ("markdown", "html", "notebook", "docx", None):  # None: a hook's Markdown
+    if handler is None or handler in MARKDOWN_TEXT_HANDLERS:  # None: a hook's Markdown
         return markdown_text(line)
     if handler == "rst":  # imported here: only a search with RST hits pays for its patterns
         from vq.core.rst_markup import rst_text

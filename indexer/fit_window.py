@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from vq.core.filetypes import MARKDOWN_TEXT_HANDLERS
 from vq.core.token_window import Window, load_window
 from vq.core.walk import FileEntry
 from vq.indexer.handlers.base import Chunk, Document, Span, split_lines, split_span
@@ -26,9 +27,6 @@ _RETRIES = 4          # re-cuts of a piece the per-line estimate let through too
 
 
 Fit = Callable[[Document, FileEntry, str], Document]
-# Readers whose chunk text is Markdown, fences included (HTML, notebooks and Word render to it;
-# so does a hook: "hook:pandoc"). The others' text has no Markdown fences to keep whole.
-MARKDOWN_TEXT = frozenset({"markdown", "html", "notebook", "docx"})
 
 
 def fitter(model: str) -> Fit:
@@ -40,7 +38,7 @@ def fitter(model: str) -> Fit:
 
     def fit(doc: Document, entry: FileEntry, handler: str) -> Document:
         return fit_document(doc, window, lambda c: chunk_header(entry.vault, entry.path, c),
-                            fenced=handler in MARKDOWN_TEXT or handler.startswith("hook:"))
+                            fenced=handler in MARKDOWN_TEXT_HANDLERS or handler.startswith("hook:"))
     return fit
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from vq.core.attr_list import ADORNMENT, is_heading_markup, strip_heading_attrs
 from vq.core.display import shown
-from vq.core.filetypes import handler_name
+from vq.core.filetypes import MARKDOWN_TEXT_HANDLERS, handler_name
 from vq.core.inline_markup import fenced, is_block_markup, is_fence, markdown_text, rendered
 from vq.query.collapse import names_definition
 from vq.query.search import Hit, Result
@@ -25,7 +25,6 @@ _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 # A line that is all bold (``**Linking to a heading in another note**``): a run-in
 # heading, in the formats whose bold is ``**`` (``__`` stays as written: ``__init__``)
 _RUN_IN = re.compile(r"^\*\*(?:(?!\*\*).)+\*\*$")
-_RUN_IN_HANDLERS = frozenset({"markdown", "html", "notebook", "rst", None})
 _DEFINITION = re.compile(r"^:[ \t]+(?=\S)")  # a definition list's definition line
 
 
@@ -98,7 +97,7 @@ def _body_lines(text: str, handler: str | None) -> list[tuple[str, bool]]:
                     and not is_fence(raw[i])}  # a closing fence underlines no title
     body = [(ln, True) if i in code else (_run_in(ln, handler), False)
             for i, ln in enumerate(raw) if ln and i not in heading]
-    if handler in _RUN_IN_HANDLERS and handler != "rst":
+    if _markdown(handler):
         body = _definitions(body)
     return [(ln, fence) for ln, fence in body if ln] or \
         [(strip_heading_attrs(ln), False) for ln in raw if ln and not _template_only(ln)]
@@ -133,9 +132,15 @@ def _run_in(line: str, handler: str | None) -> str:
     period, as a run-in heading is set: joined on one line, "**Linking to a heading**"
     and "To link to a heading..." read as one run-on sentence without it."""
     text = rendered(line[:RENDER_CHARS], handler).strip()
-    if handler in _RUN_IN_HANDLERS and _RUN_IN.match(line[:RENDER_CHARS]) and text[-1:].isalnum():
+    if (_markdown(handler) or handler == "rst") and _RUN_IN.match(line[:RENDER_CHARS]) \
+            and text[-1:].isalnum():
         return text + "."
     return text
+
+
+def _markdown(handler: str | None) -> bool:
+    """The chunk's text is Markdown (None: a hook's output)."""
+    return handler is None or handler in MARKDOWN_TEXT_HANDLERS
 
 
 def _blocks(lines: list[str], raw: list[str], handler: str | None

@@ -298,3 +298,13 @@ def test_a_chunk_of_only_a_shortcode_shows_no_snippet_not_the_tag():
     assert snippet("{{< newtemplatesystem >}}\n", "template lookup order") == ""
     assert snippet("## Lookup rules\n", "lookup") == "## Lookup rules"
 
+
+
+def test_every_reader_of_markdown_text_renders_its_snippets_alike():
+    """HTML, notebooks and Word render to Markdown: one set of readers
+    (``filetypes.MARKDOWN_TEXT_HANDLERS``) decides it, where three lists had drifted and
+    a Word hit's bold run-in heading and definition list stayed unrendered."""
+    page = "**Rolling back**\nRun the job.\n\n`Pager`\n: payments-oncall\n"
+    for path in ("a.md", "a.html", "a.ipynb", "a.docx"):
+        assert snippet(page, "rolling back pager", path=path) == \
+            "Rolling back. Run the job. `Pager`: payments-oncall", path
