@@ -99,6 +99,17 @@ def blank_lines(lines: Sequence[str], fences: Sequence[Span], start: int,
             for i, line in enumerate(lines)]
 
 
+# A line of extracted text that Markdown would read as syntax: a heading, a fence, a
+# thematic break or frontmatter (a paragraph "# 1 reason" in a Word file or a web page)
+_MARKDOWN_SYNTAX = re.compile(r"^(?:#|```|~~~|---|\+\+\+)")
+
+
+def as_text(line: str) -> str:
+    """``line`` of another format's text, escaped where Markdown would take it for syntax:
+    the Markdown handler then keeps it a line of text."""
+    return "\\" + line if _MARKDOWN_SYNTAX.match(line) else line
+
+
 def join_blocks(blocks: Iterable[str]) -> str:
     """Markdown blocks extracted from another format, blank ones left out, a blank line
     between the others."""

@@ -23,12 +23,11 @@ import re
 import zipfile
 from typing import Any
 
-from vq.indexer.handlers.base import Document, HandlerError, Limits, join_blocks
+from vq.indexer.handlers.base import Document, HandlerError, Limits, as_text, join_blocks
 from vq.indexer.handlers.html import markdown_document
 
 MAX_UNPACKED = 200_000_000  # bytes a .docx may unpack to (its XML parts and media)
 _HEADING_STYLE = re.compile(r"^heading\s*([1-6])$", re.IGNORECASE)
-_MARKDOWN_SYNTAX = re.compile(r"^(?:#|```|~~~|---|\+\+\+|[-*+] |\d+[.)] |>)")
 FIX = "save it again from Word or LibreOffice, or exclude it"
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _OUTLINE, _VAL = f"{_W}outlineLvl", f"{_W}val"  # outline level 0 is a first-level heading
@@ -93,7 +92,7 @@ def _block(item: Any, titled: bool) -> str:
         return f"{'#' * min(6, level + titled)} {text}"
     if style.startswith("list"):
         return f"- {text}"
-    return "\\" + text if _MARKDOWN_SYNTAX.match(text) else text
+    return as_text(text)
 
 
 def _outline_level(paragraph: Any) -> int:

@@ -19,7 +19,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from vq.indexer.handlers.base import Document, Limits
+from vq.indexer.handlers.base import Document, Limits, as_text
 from vq.indexer.handlers.markdown import markdown_handler
 
 _SKIP = frozenset({"head", "script", "style", "noscript", "template", "nav", "svg", "math",
@@ -31,7 +31,6 @@ _BLOCKS = frozenset({"html", "body", "p", "div", "section", "article", "main", "
                      "caption", "thead", "tbody", "tfoot", "ul", "ol", "li", "address",
                      "hr", "center", "menu"})
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
-_MARKDOWN_SYNTAX = re.compile(r"^(?:#|```|~~~|---|\+\+\+)")
 _BACKTICKS = re.compile(r"^\s*(`{3,})", re.MULTILINE)
 
 
@@ -75,7 +74,7 @@ class _Writer:
     def flush(self) -> None:
         raw, self.inline = "".join(self.inline), []
         lines = (" ".join(line.split()) for line in raw.split("\n"))
-        kept = ["\\" + line if _MARKDOWN_SYNTAX.match(line) else line for line in lines if line]
+        kept = [as_text(line) for line in lines if line]
         if kept:
             self.blocks.append("\n".join(kept))
 
