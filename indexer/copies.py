@@ -22,7 +22,9 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from vq.core.inline_markup import markdown_text
 from vq.core.walk import marked_generated
+from vq.indexer.handlers.markdown import body_start
 
 SAMPLE = 12            # pages of a folder read
 HEAD_BYTES = 4096      # of each
@@ -32,8 +34,6 @@ COPY_FILES, COPY_SHARE = 5, 0.8  # a folder copies another: 5 file names and 80%
 
 Read = Callable[[str], str]  # a page's path from the project root -> its first bytes as text
 
-_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
-_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()\s]*\)")
 _DIGITS = re.compile(r"\d+")
 _SPACE = re.compile(r"\s+")
 
@@ -76,13 +76,13 @@ def stubs(pages: list[str], read: Read) -> bool:
 
 
 def _paragraphs(text: str) -> list[str]:
-    """A page's paragraphs as compared: no front matter or headings, a link as its text,
-    numbers as 0, spaces folded, lower case."""
-    text = _FRONT_MATTER.sub("", text.replace("\r\n", "\n"))
+    """A page's paragraphs as compared: no front matter or headings, as rendered (a link
+    is its text), numbers as 0, spaces folded, lower case."""
+    lines = text.splitlines()
     out = []
-    for block in text.split("\n\n"):
-        lines = [ln for ln in block.strip().splitlines() if not ln.lstrip().startswith("#")]
-        plain = _SPACE.sub(" ", _DIGITS.sub("0", _LINK.sub(r"\1", " ".join(lines)))).strip()
+    for block in "\n".join(lines[body_start(lines):]).split("\n\n"):
+        kept = [ln for ln in block.strip().splitlines() if not ln.lstrip().startswith("#")]
+        plain = _SPACE.sub(" ", _DIGITS.sub("0", markdown_text(" ".join(kept)))).strip()
         if plain:
             out.append(plain.lower())
     return out

@@ -128,12 +128,19 @@ def markdown_handler(text: str, relpath: str, limits: Limits, title: str = "") -
 
 def _frontmatter(lines: Sequence[str]) -> tuple[int, dict[str, Any]]:
     """(first body line, metadata). An unclosed ``---`` is body text, not frontmatter."""
+    start = body_start(lines)
+    return (start, _load_yaml("\n".join(lines[1:start - 1]))) if start else (0, {})
+
+
+def body_start(lines: Sequence[str]) -> int:
+    """The first line below a page's frontmatter (0: it has none; an unclosed ``---`` is
+    body text)."""
     if not lines or lines[0].lstrip("\ufeff").rstrip() != "---":
-        return 0, {}
+        return 0
     for i in range(1, len(lines)):
         if lines[i].rstrip() in ("---", "..."):
-            return i + 1, _load_yaml("\n".join(lines[1:i]))
-    return 0, {}
+            return i + 1
+    return 0
 
 
 class _MetaLoader(yaml.SafeLoader):
