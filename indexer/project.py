@@ -527,9 +527,9 @@ def _leave_out_app_folders(plan: Plan) -> None:
     left_out = []
     for found in folders:
         before = list(plan.vaults)
-        inside = f"{found.folder}/"  # a vault proposed for the folder itself goes
-        plan.vaults[:] = [_excluding(v, found.folder) for v in plan.vaults
-                          if not f"{v.path.rstrip('/')}/".startswith(inside)]
+        kept = [v for v in plan.vaults  # a vault proposed for the folder itself goes
+                if not _inside(f"{v.path.rstrip('/')}/", [found.folder])]
+        plan.vaults[:] = [_excluding(v, found.folder) for v in kept]
         if plan.vaults != before:
             left_out.append(f"{found.folder}/ ({found.why})")
     if left_out:
@@ -546,24 +546,29 @@ def _first_words(root: Path, rel: str, size: int = 4096) -> str:
         return ""
 
 
+def _walked(vault: Proposal, folder: str) -> str | None:
+    """``folder`` (relative to the project root) as ``vault`` walks it, relative to the
+    vault; None when the vault does not hold it or already excludes it."""
+    base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
+    if not (folder + "/").startswith(base) or _covered(vault.exclude, folder[len(base):]):
+        return None
+    return folder[len(base):]
+
+
 def _indexed(vaults: list[Proposal], folder: str) -> bool:
-    """True when some proposed vault holds ``folder`` and does not exclude it: a copy
-    note about a folder left out (a translation, generated output) would be noise."""
-    for vault in vaults:
-        base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
-        if (folder + "/").startswith(base) and not _covered(vault.exclude, folder[len(base):]):
-            return True
-    return False
+    """True when some proposed vault walks ``folder``: a copy note about a folder left
+    out (a translation, generated output) would be noise."""
+    return any(_walked(vault, folder) is not None for vault in vaults)
 
 
 def _excluding(vault: Proposal, folder: str) -> Proposal:
-    """``vault`` with ``folder`` (relative to the project root) excluded where it holds it,
-    and said in its reason."""
-    base = "" if vault.path == "." else vault.path.rstrip("/") + "/"
-    if not (folder + "/").startswith(base) or _covered(vault.exclude, folder[len(base):]):
+    """``vault`` with ``folder`` (relative to the project root) excluded where it walks
+    it, and said in its reason."""
+    rel = _walked(vault, folder)
+    if rel is None:
         return vault
-    return replace(vault, exclude=(*vault.exclude, f"/{folder[len(base):]}/"),
-                   why=f"{vault.why}; leaves out {folder[len(base):]}/")
+    return replace(vault, exclude=(*vault.exclude, f"/{rel}/"),
+                   why=f"{vault.why}; leaves out {rel}/")
 
 
 def _drop_translation_only(plan: Plan, scan: Scan) -> None:
