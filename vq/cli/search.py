@@ -12,7 +12,6 @@ for the next query).
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from typing import Any
 
@@ -38,6 +37,8 @@ class QueryCommand(click.Command):
         except click.NoSuchOption as exc:
             if exc.possibilities:  # a typo of an option: click names the options
                 raise
+            import shlex  # an error's hint: the thin path imports nothing it may not use
+
             hint = (f"{exc.message} To search for text that begins with '-', put -- before "
                     f"it: vq search -- {shlex.quote(exc.option_name)}")
             raise click.NoSuchOption(exc.option_name, hint, ctx=exc.ctx) from None
