@@ -28,7 +28,8 @@ tldr keeps each language as a folder beside the English one, ``pages.fr/`` besid
 ``pages/``: a folder named ``<folder>.<code>`` beside ``<folder>`` is a language
 folder too. Its English pages are named for commands, and ``git-rm.md``,
 ``docker-ps.md`` and ``git-am.md`` end in codes (Romansh, Pashto, Amharic): a page
-named by a bare code counts only when its first words do not read as English.
+named by a bare code counts only when its first words do not read as English, and so
+does a page named ``<name>.<code>.md`` (Dendron's ``publish.config.ga.md``).
 """
 
 from __future__ import annotations
@@ -134,22 +135,22 @@ def _folder_trees(pages: list[str], reads: frozenset[str] | None) -> list[Transl
 
 def _named_pages(pages: list[str], read: Callable[[str], str] | None
                  ) -> tuple[dict[str, int], dict[str, str]]:
-    """(glob -> pages, glob -> language) for pages named for their language: ``faq.fr.md``,
-    and ``README-fr.md`` unless ``read`` finds them English."""
-    counts: dict[str, int] = defaultdict(int)
+    """(glob -> pages, glob -> language) for pages named for their language, ``faq.fr.md``
+    and ``README-fr.md``, unless ``read`` finds them English: Dendron names its notes by
+    hierarchy, and ``publish.config.ga.md`` (Google Analytics) and ``giscus.id.md`` end in
+    Irish and Indonesian by their names."""
     codes: dict[str, str] = {}
+    named: dict[str, list[str]] = defaultdict(list)
     for path in pages:
         glob, code = _suffix(path.rsplit("/", 1)[-1])
         if glob:
-            counts[glob] += 1
+            named[glob].append(path)
             codes[glob] = code
-    named: dict[str, list[str]] = defaultdict(list)
     for glob, code, path in _siblings(pages):
         named[glob].append(path)
         codes[glob] = code
-    for glob, paths in named.items():
-        if read is None or not _english(read, paths):
-            counts[glob] += len(paths)
+    counts = {glob: len(paths) for glob, paths in named.items()
+              if read is None or not _english(read, paths)}
     return dict(sorted(counts.items())), codes
 
 

@@ -16,6 +16,8 @@ from vq.indexer.translations import find_translations, model_languages
 
 PAGE = "# {title}\n\n{title}: {body}\n\n## Details\n\n{body}\n"  # pages of one text are stubs
 BODY = "The server retries each request with exponential backoff and jitter. " * 6
+FRENCH = "# {title}\n\nLe serveur relance chaque requête avec un délai qui croît. " * 3
+GERMAN = "# {title}\n\nDer Server wiederholt jede Anfrage mit wachsender Wartezeit. " * 3
 MULTILINGUAL = "paraphrase-multilingual-MiniLM-L12-v2"
 
 
@@ -73,8 +75,9 @@ def test_docusaurus_i18n_and_mkdocs_suffix_layouts(tmp_path):
     root = tmp_path / "site"
     write_tree(root, {
         "docs/intro.md": page("Intro"), "docs/guide.md": page("Guide"),
-        "docs/faq.md": page("FAQ"), "docs/faq.fr.md": page("FAQ"),
-        "docs/guide.fr.md": page("Guide"), "docs/api.de.mdx": page("API"),
+        "docs/faq.md": page("FAQ"), "docs/faq.fr.md": FRENCH.format(title="FAQ"),
+        "docs/guide.fr.md": FRENCH.format(title="Guide"),
+        "docs/api.de.mdx": GERMAN.format(title="API"),
         "i18n/fr/docusaurus-plugin-content-docs/current/intro.md": page("Intro"),
         "i18n/fr/docusaurus-plugin-content-docs/current/guide.md": page("Guide"),
         "i18n/fr/docusaurus-plugin-content-docs/current/faq.md": page("FAQ"),
@@ -161,6 +164,22 @@ def test_pages_named_like_codes_that_read_as_english_are_no_translation():
     assert tree.files == {"*-de.md": 1, "*-fr.md": 1}
     unread = find_translations(list(texts), "all-MiniLM-L6-v2")[0]  # names alone
     assert unread.files["*-rm.md"] == 2 and "*-ps.md" in unread.left_out
+
+
+def test_dendron_hierarchy_names_that_read_as_english_are_no_translation(tmp_path):
+    """Dendron names notes by their place in a hierarchy: ``publish.config.ga.md`` is the
+    Google Analytics setting and ``giscus.id.md`` an id, not Irish and Indonesian pages;
+    a page that is French by its name and its words still is."""
+    root = tmp_path / "site"
+    write_tree(root, {
+        "vault/dendron.topic.publish.config.md": page("Publishing config"),
+        "vault/dendron.topic.publish.config.ga.md": page("Google Analytics"),
+        "vault/dendron.topic.publish.config.giscus.id.md": page("Giscus id"),
+        "vault/dendron.topic.publish.md": page("Publishing"),
+        "vault/root.md": page("Root"), "vault/root.fr.md": FRENCH.format(title="Racine")})
+    plan = inspect_project(root)
+    [notes] = plan.vaults
+    assert set(notes.exclude) == {"*.fr.md"}
 
 
 def test_folders_named_for_a_language_beside_the_original_are_translations():
