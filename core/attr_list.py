@@ -20,6 +20,7 @@ for it (docs/decisions.md#heading-markup).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from vq.core.code_spans import one_backtick, outside_code
 
@@ -95,12 +96,14 @@ def component_text(found: re.Match[str]) -> str:
     return (text.group(1) or text.group(2) or "") if text else ""
 
 
-def strip_breadcrumb(breadcrumb: str) -> str:
+def strip_breadcrumb(breadcrumb: str, render: Callable[[str], str] = str) -> str:
     """Each ``" > "`` part of a breadcrumb stored before headings were cleaned, and a part
     said twice in a row once: a page whose title and first heading are the same words
-    (Docker's ``title: Deprecated Engine Features`` over ``# Deprecated Engine Features``)."""
+    (Docker's ``title: Deprecated Engine Features`` over ``# Deprecated Engine Features``).
+    ``render`` shows a part's inline markup as its format renders it: a changelog's
+    ``## [1.2.0](https://…/compare/v1.1.0...v1.2.0) (2023-01-31)`` is ``1.2.0 (2023-01-31)``."""
     parts: list[str] = []
-    for part in (clean_heading(p) for p in breadcrumb.split(" > ")):
-        if not parts or part.casefold() != parts[-1].casefold():
+    for part in (" ".join(render(clean_heading(p)).split()) for p in breadcrumb.split(" > ")):
+        if part and (not parts or part.casefold() != parts[-1].casefold()):
             parts.append(part)
     return " > ".join(parts)

@@ -19,6 +19,8 @@ from vq.core.attr_list import strip_breadcrumb
 from vq.core.build_progress import embedding_notices, read_record, rows_pending
 from vq.core.display import is_utf8_name
 from vq.core.errors import VqError
+from vq.core.filetypes import handler_name
+from vq.core.inline_markup import rendered
 from vq.core.schema import SECTION_VECTOR
 from vq.core.settings import METHODS, Settings
 from vq.query import code_rank, collapse, fusion, named_files, outline, record_status
@@ -453,13 +455,19 @@ def _note_staleness(settings: Settings, index: store.Index, res: Result) -> None
         res.notices.append(res.stale["note"])
 
 
+def _breadcrumb(row: dict) -> str:
+    """The hit's breadcrumb as its headings read rendered (links as their text)."""
+    handler = handler_name(row["path"])
+    return strip_breadcrumb(row["breadcrumb"], render=lambda part: rendered(part, handler))
+
+
 def _hit(settings: Settings, row: dict, rank: int,
          members: list[tuple[int | None, str]] | None = None) -> Hit:
     vault = settings.vault(row["vault"])
     abs_path = str(vault.path / row["path"]) if vault else row["path"]
     return Hit(id=row["id"], vault=row["vault"], path=row["path"], abs_path=abs_path,
                start_line=row["start_line"], end_line=row["end_line"],
-               breadcrumb=strip_breadcrumb(row["breadcrumb"]), kind=row["kind"],
+               breadcrumb=_breadcrumb(row), kind=row["kind"],
                text=row["text"][row["body_start"]:], symbol=row["symbol"] or "",
                language=row["language"] or "", page=row["page"],
                score=round(row["_score"], 6), rank=rank, signals=row["_signals"],

@@ -3,6 +3,7 @@ titles and snippets leave them out, while the stored chunk text keeps the line a
 
 from __future__ import annotations
 
+from tests.conftest import build_and_search
 from vq.core.attr_list import clean_heading, strip_attr_list, strip_breadcrumb
 from vq.indexer.handlers import Limits
 from vq.indexer.handlers.markdown import markdown_handler
@@ -105,3 +106,18 @@ def test_search_cleans_breadcrumbs_stored_by_an_older_chunker(
     anchored = search(settings, Query("filter the list", method="lexical", limit=1,
                                       filters=Filters())).hits[0]
     assert anchored.breadcrumb == "Deploying > Templates use {name} > Filtering (--filter)"
+
+
+def test_breadcrumbs_show_links_as_their_text(tmp_path, build, cli) -> None:
+    """A changelog's heading links its version to a comparison (conventional-changelog
+    writes ``## [1.2.0](https://…/compare/v1.1.0...v1.2.0) (2023-01-31)``): a hit's
+    breadcrumb shows the version and date, as the rendered page does, not the URL."""
+    changelog = ("# Changelog\n\n## [1.2.0](https://github.com/o/r/compare/v1.1.0...v1.2.0)"
+                 " (2023-01-31)\n\n### Bug Fixes\n\n* retry the upload after a timeout\n\n"
+                 "## Notes on [[Release policy|releases]]\n\nEach release is tagged.\n")
+    hits = build_and_search(tmp_path, build, cli, {"CHANGELOG.md": changelog}, "notes",
+                            "upload retry timeout", "-n", "2", "--method", "lexical")
+    assert hits[0]["breadcrumb"] == "Changelog > 1.2.0 (2023-01-31) > Bug Fixes"
+    tagged = build_and_search(tmp_path / "again", build, cli, {"c.md": changelog}, "notes",
+                              "release tagged", "-n", "1", "--method", "lexical")
+    assert tagged[0]["breadcrumb"] == "Changelog > Notes on releases"
