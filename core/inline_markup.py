@@ -36,6 +36,9 @@ from vq.core.code_spans import code_spans, one_backtick, outside_code
 from vq.core.filetypes import MARKDOWN_TEXT_HANDLERS
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
+_DENDRON_VAULT = re.compile(r"^dendron://[^/\s]*/")  # a note in another vault
+_DENDRON_TARGET = re.compile(
+    rf"{_DENDRON_VAULT.pattern}|^[a-z][\w-]*(?:\.[a-z][\w-]*){{2,}}(?:#\S*)?$", re.IGNORECASE)
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
 # Each pattern below is linear in its line: a run of spaces is tried once (lookbehind),
 # and a marker's text is bounded (MARKED), else a long line of openers went quadratic.
@@ -186,10 +189,16 @@ def _html_tag_text(found: re.Match[str]) -> str:
 
 def _wikilink_text(found: re.Match[str]) -> str:
     """``[[Note#Heading|alias]]`` -> ``alias``; ``[[Note#Heading]]`` -> ``Note > Heading``;
-    a block reference (``#^id``) names only its note."""
-    if found.group(2) is not None and found.group(2).strip():
-        return found.group(2).strip()
-    note, _, heading = found.group(1).partition("#")
+    a block reference (``#^id``) names only its note. Dendron writes the alias first,
+    ``[[schemas|dendron.topic.schema]]``: a right side shaped like its dotted hierarchy
+    (three parts or more) or a ``dendron://`` link, beside a left side that is not, is
+    the target."""
+    target, alias = found.group(1).strip(), (found.group(2) or "").strip()
+    if alias and _DENDRON_TARGET.match(alias) and not _DENDRON_TARGET.match(target):
+        target, alias = alias, target
+    if alias:
+        return alias
+    note, _, heading = _DENDRON_VAULT.sub("", target).partition("#")
     shown = [part.strip() for part in (note, heading) if part.strip() and part[:1] != "^"]
     return " > ".join(shown)
 

@@ -52,6 +52,12 @@ from vq.query.output import snippet
     ('Since <Badge type="tip" text="^1.3.0" />, and <LinkCard title="Go" href="/go" /> here',
      "Since ^1.3.0, and here"),  # VitePress and Starlight components show their output
     ("an ``object`` dtype, `` `a` `` and `` x ``", "an `object` dtype, `` `a` `` and `x`"),
+    ("[[schemas|dendron.topic.schema]] and [[refactor|dendron.ref.commands#refactor-hierarchy]]"
+     ", [[Pod V2|dendron://dendron.dendron-site/dendron.topic.pod-v2]]",
+     "schemas and refactor, Pod V2"),  # Dendron writes the alias first
+    ("![[dendron://site/dendron.topic.journal#details]] and [[dendron.topic.schema|schemas]]",
+     "dendron.topic.journal > details and schemas"),
+    ("[[Release notes|v1.2.3]], [[Python|setup.py]]", "v1.2.3, setup.py"),  # Obsidian aliases
 ])
 def test_markdown_links_render_as_their_text(line, shown):
     assert markdown_text(line) == shown
