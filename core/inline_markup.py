@@ -38,7 +38,8 @@ from vq.core.filetypes import MARKDOWN_TEXT_HANDLERS
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 _DENDRON_VAULT = re.compile(r"^dendron://[^/\s]*/")  # a note in another vault
 _DENDRON_TARGET = re.compile(
-    rf"{_DENDRON_VAULT.pattern}|^[a-z][\w-]*(?:\.[a-z][\w-]*){{2,}}(?:#\S*)?$", re.IGNORECASE)
+    rf"{_DENDRON_VAULT.pattern}|^[a-z][\w-]*(?:\.[a-z][\w-]*){{2,}}(?:#\S*)?$|^#[a-z][\w-]*$",
+    re.IGNORECASE)
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
 # Each pattern below is linear in its line: a run of spaces is tried once (lookbehind),
 # and a marker's text is bounded (MARKED), else a long line of openers went quadratic.
@@ -191,8 +192,8 @@ def _wikilink_text(found: re.Match[str]) -> str:
     """``[[Note#Heading|alias]]`` -> ``alias``; ``[[Note#Heading]]`` -> ``Note > Heading``;
     a block reference (``#^id``) names only its note. Dendron writes the alias first,
     ``[[schemas|dendron.topic.schema]]``: a right side shaped like its dotted hierarchy
-    (three parts or more) or a ``dendron://`` link, beside a left side that is not, is
-    the target."""
+    (three parts or more), a ``dendron://`` link or a slug anchor (``#a-heading``),
+    beside a left side that is not, is the target."""
     target, alias = found.group(1).strip(), (found.group(2) or "").strip()
     if alias and _DENDRON_TARGET.match(alias) and not _DENDRON_TARGET.match(target):
         target, alias = alias, target

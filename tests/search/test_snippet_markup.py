@@ -55,6 +55,8 @@ from vq.query.output import snippet
     ("[[schemas|dendron.topic.schema]] and [[refactor|dendron.ref.commands#refactor-hierarchy]]"
      ", [[Pod V2|dendron://dendron.dendron-site/dendron.topic.pod-v2]]",
      "schemas and refactor, Pod V2"),  # Dendron writes the alias first
+    ("The above [[Hierarchy ordered querying|#hierarchy-ordered-querying]] is great",
+     "The above Hierarchy ordered querying is great"),
     ("![[dendron://site/dendron.topic.journal#details]] and [[dendron.topic.schema|schemas]]",
      "dendron.topic.journal > details and schemas"),
     ("[[Release notes|v1.2.3]], [[Python|setup.py]]", "v1.2.3, setup.py"),  # Obsidian aliases
