@@ -97,7 +97,21 @@ _GRAMMARS: dict[str, _Grammar] = {
     "ruby": _Grammar("tree_sitter_ruby", {"method": _F, "singleton_method": _F, "class": _C,
                                           "module": _C}),
     "shell": _Grammar("tree_sitter_bash", {"function_definition": _F}),
+    "csharp": _Grammar("tree_sitter_c_sharp",
+                       {"class_declaration": _C, "interface_declaration": _C,
+                        "struct_declaration": _C, "record_declaration": _C,
+                        "enum_declaration": _C, "delegate_declaration": _F,
+                        "method_declaration": _F, "constructor_declaration": _F,
+                        "destructor_declaration": _F, "local_function_statement": _F},
+                       containers=frozenset({"namespace_declaration"})),
+    "php": _Grammar("tree_sitter_php",
+                    {"class_declaration": _C, "interface_declaration": _C,
+                     "trait_declaration": _C, "enum_declaration": _C,
+                     "function_definition": _F, "method_declaration": _F},
+                    "language_php", containers=frozenset({"namespace_definition"})),
 }
+# a container's body whose items are top-level: C++ and C# namespaces, PHP's namespace {}
+_CONTAINER_BODIES = frozenset({"declaration_list", "compound_statement"})
 _ASSIGNMENTS = frozenset({"lexical_declaration", "variable_declaration", "field_definition",
                           "public_field_definition"})
 _BODY_REQUIRED = frozenset({"struct_specifier", "union_specifier", "enum_specifier",
@@ -252,7 +266,7 @@ class _Tiler:
             body = child.child_by_field_name("body")
             if child.type not in self.grammar.containers:
                 yield child
-            elif body is None or body.type == "declaration_list":
+            elif body is None or body.type in _CONTAINER_BODIES:
                 yield from self._items(body or child)
             else:  # extern "C" int f() {...}: the one declaration is the item
                 yield body

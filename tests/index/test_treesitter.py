@@ -209,6 +209,51 @@ SAMPLES: dict[str, tuple[str, list[Row]]] = {
 
         build
         ''', [(1, 2, "", ""), (4, 7, "build", "function"), (9, 9, "", "")]),
+    "Pipeline.cs": ('''\
+        using System.Threading.Tasks;
+
+        namespace MediatR
+        {
+            /// <summary>An async continuation.</summary>
+            public delegate Task<T> Next<T>();
+
+            /// <summary>Pipeline behavior to surround the inner handler.</summary>
+            [Serializable]
+            public interface IPipelineBehavior<in TRequest, TResponse>
+            {
+                Task<TResponse> Handle(TRequest request, Next<TResponse> next);
+            }
+
+            public record Point(int X, int Y);
+        }
+        ''', [(1, 4, "", ""), (5, 6, "Next", "function"), (8, 13, "IPipelineBehavior", "class"),
+              (15, 16, "Point", "class")]),
+    "ProcessPodcast.php": ('''\
+        <?php
+
+        namespace App\\Jobs;
+
+        use Illuminate\\Bus\\Queueable;
+
+        /**
+         * Process a podcast.
+         */
+        #[WithoutRelations]
+        final class ProcessPodcast implements ShouldQueue
+        {
+            use Queueable;
+
+            /**
+             * Execute the job.
+             */
+            public function handle(AudioProcessor $processor): void
+            {
+                $processor->run($this->podcast);
+            }
+        }
+
+        function helper($x) { return $x; }
+        ''', [(1, 5, "", ""), (7, 22, "ProcessPodcast", "class"), (24, 24, "helper", "function")]),
 }
 
 
@@ -231,7 +276,7 @@ def test_definitions_and_exact_line_ranges_per_language(path: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["python", "javascript", "typescript", "tsx", "go", "rust",
-                                  "java", "c", "cpp", "ruby", "shell"])
+                                  "java", "c", "cpp", "csharp", "php", "ruby", "shell"])
 def test_every_listed_grammar_is_installed(name: str) -> None:
     assert treesitter.available(name)
 
@@ -267,6 +312,10 @@ def test_embed_text_has_the_context_and_body_start_points_at_the_lines(tmp_path)
     ("Account.java", [(5, 6, "Account", "class"), (7, 7, "Account", "class"),
                       (9, 10, "Account.deposit", "method"), (11, 13, "Account.deposit", "method")]),
     ("greeter.rb", [(3, 4, "Greeter", "class"), (5, 8, "Greeter.initialize", "method")]),
+    ("ProcessPodcast.php", [(7, 10, "ProcessPodcast", "class"), (11, 13, "ProcessPodcast", "class"),
+                            (15, 17, "ProcessPodcast.handle", "method"),
+                            (18, 19, "ProcessPodcast.handle", "method"),
+                            (20, 22, "ProcessPodcast.handle", "method")]),
 ])
 def test_oversized_definitions_split_at_inner_definitions(path: str, expected: list[Row]) -> None:
     text, document = chunk(path, Limits(max_chars=70, min_chars=10))
@@ -325,7 +374,8 @@ FRAGMENTS = [
     "end", "module M", "namespace n {", "template <class T>", "export default function () {",
     "function x() {", "const y = () => {", "<div>{a}</div>", "", "  ",
 ]
-CODE_FILES = ["a.c", "a.cpp", "a.rs", "a.go", "a.rb", "a.tsx", "a.ts", "a.java", "a.sh"]
+CODE_FILES = ["a.c", "a.cpp", "a.rs", "a.go", "a.rb", "a.tsx", "a.ts", "a.java", "a.sh", "a.cs",
+              "a.php"]
 
 
 @FUZZ
@@ -490,3 +540,27 @@ def test_a_parse_given_up_leaves_the_parser_ready_for_the_next_file(monkeypatch)
     monkeypatch.undo()
     found = treesitter.definitions(go, "go", Limits())
     assert found is not None and [d.parts for d in found if d.parts] == [("Checksum",)]
+
+
+def _method(name: str, doc: str) -> str:
+    body = "".join(f"        var step{i} = await next(request, cancellationToken);\n"
+                   for i in range(18))
+    return (f"    /// <summary>{doc}</summary>\n"
+            f"    public async Task<object?> {name}(object request, CancellationToken "
+            f"cancellationToken)\n    {{\n{body}        return step0;\n    }}\n\n")
+
+
+@pytest.mark.model
+def test_a_csharp_method_is_found_as_a_definition(tmp_path, build, cli) -> None:
+    """C# is parsed by tree-sitter: a big class is cut at its methods, so a query naming
+    one finds that method's lines (the regex chunker knew only classes, and cut the
+    class by lines)."""
+    from tests.conftest import build_and_search
+
+    source = ("using System.Threading;\n\nnamespace MediatR\n{\npublic class Mediator\n{\n"
+              + _method("Send", "Send a request to a single handler.")
+              + _method("Publish", "Publish a notification to every handler.")
+              + _method("CreateStream", "Create a stream of responses.") + "}\n}\n")
+    hits = build_and_search(tmp_path, build, cli, {"Mediator.cs": source}, "code",
+                            "Publish", "-n", "3")
+    assert (hits[0]["symbol"], hits[0]["start_line"]) == ("Mediator.Publish", 31)  # its doc comment
