@@ -19,6 +19,11 @@ the signals scored 0 stays below every hit they scored above 0.
   code (Rust's ``mod tests``, a ``test_*`` function in the module it tests), by
   its symbol.
 
+* **A block of nothing but imports below the code too** (a file's ``using`` or
+  ``import`` lines, which the chunker keeps as a block of their own): its embedded text
+  is mostly its path, so it matched a query on the path's words. Multiplied by
+  ``SECONDARY`` unless the query says "import" (docs/decisions.md#import-preambles).
+
 Pieces of one definition collapse into one hit and a file's hits are capped
 (``search.per_file_cap``, when set) after these rules, in ``vq.query.collapse``.
 Only ``kind == "code"`` rows are touched, and prose in a code vault by the tests rule:
@@ -45,6 +50,12 @@ _IDENT = re.compile(rf"{_WORD}(?:(?:\.|::){_WORD})*(\(\))?")
 _TEST_SYMBOL = re.compile(r"(^|\.)(tests?\.|test_)")
 _ASKS_SECONDARY = re.compile(r"\b(tests?|testing|spec|specs|examples?|samples?|fixtures?|"
                              r"vendor(ed)?|demo)\b", re.IGNORECASE)
+# An import statement's first line, in the languages vq reads (docs/decisions.md#import-preambles)
+_IMPORT = re.compile(r"(?:from\s+\S+\s+import\b|import\s|using\s|global\s+using\s|package\s|"
+                     r"namespace\s+[\w.\\]+\s*;|use\s|require(?:_relative|_once)?\b|"
+                     r"#\s*include\b|#\s*pragma\s+once|extern\s+crate\s|(?:pub\s+)?mod\s+\w+\s*;|"
+                     r"<\?php|declare\s*\(|['\"]use strict['\"])")
+_ASKS_IMPORTS = re.compile(r"\bimport(s|ed)?\b", re.IGNORECASE)
 
 
 def symbol_terms(query: str) -> list[str]:
@@ -119,12 +130,31 @@ def secondary(path: str, query: str, symbol: str | None = None) -> bool:
     return bool(found) and not _ASKS_SECONDARY.search(query)
 
 
+def imports_only(row: dict) -> bool:
+    """A block of nothing but import statements (a file's ``using`` or ``import`` lines):
+    no definition and no prose, and its embedded text is mostly its path."""
+    if row.get("symbol"):
+        return False
+    depth, found = 0, False
+    for line in (row.get("text") or "")[row.get("body_start") or 0:].split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if depth <= 0 and not _IMPORT.match(stripped):
+            return False
+        found = found or depth <= 0
+        depth = max(0, depth) + sum(stripped.count(c) for c in "({[") \
+            - sum(stripped.count(c) for c in ")}]")
+    return found
+
+
 def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str],
            code_vaults: frozenset[str] = frozenset()) -> list[str]:
     """Apply the rules to the code rows of a fused ranking (see the module doc), and the
     tests rule to prose in ``code_vaults`` too (a Markdown fixture of a test suite is a
     notes chunk of the code vault); the order that comes back follows the scores, ties
     by id."""
+    asks_imports = bool(_ASKS_IMPORTS.search(query))
     for doc_id in order:
         row = rows[doc_id]
         code = row.get("kind") == "code"
@@ -134,6 +164,9 @@ def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]
         if secondary(row["path"], query, row.get("symbol")):
             factor *= SECONDARY
             notes["secondary"] = SECONDARY
+        if code and not asks_imports and imports_only(row):
+            factor *= SECONDARY
+            notes["imports"] = SECONDARY
         if code and names(row.get("symbol"), terms, row["path"]):
             factor *= DEFINES
             notes["defines"] = DEFINES

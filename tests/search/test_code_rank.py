@@ -87,3 +87,42 @@ def test_test_folders_of_every_ecosystem_are_secondary():
     for path in ("src/testimonials/a.ts", "src/contest.rs", "docs/latest/a.md", "e2e.ts"):
         assert not code_rank.secondary(path, "parse the routes"), path
     assert not code_rank.secondary("e2e/login.ts", "the login e2e test")
+
+
+IMPORT_BLOCKS = [
+    "using System.Threading;\n\nnamespace MediatR.Pipeline;\n\nusing System.Threading.Tasks;\n",
+    "from __future__ import annotations\n\nimport typing\nfrom ._config import (\n"
+    "    DEFAULT_LIMITS,\n    Timeout,\n)\nfrom ._urls import URL\n",
+    'package net\n\nimport (\n\t"fmt"\n\t"hash/crc32"\n)\n',
+    "use std::io;\nuse crate::{\n    flags,\n    search::Searcher,\n};\nmod hiargs;\n",
+    "#pragma once\n#include <vector>\n#include \"list.h\"\n",
+    "<?php\n\ndeclare(strict_types=1);\n\nnamespace App\\Jobs;\n\nuse Illuminate\\Bus\\Queueable;\n",
+    "'use strict';\nimport { readFile,\n  writeFile } from 'node:fs';\n",
+]
+NOT_IMPORTS = [
+    '"""HTTP client."""\n\nimport typing\n',  # a module docstring is prose
+    "import typing\n\nDEFAULT_TIMEOUT = 5.0\n",  # a statement after the imports
+    "// Import the settings first.\nusing System;\n",  # a comment is prose
+    "",
+]
+
+
+def test_a_block_of_nothing_but_imports_is_secondary():
+    """MediatR: each file's ``using`` block matched "pipeline behavior" by its path and
+    ranked above the definition; it is halved unless the query asks about imports."""
+    for text in IMPORT_BLOCKS:
+        assert code_rank.imports_only({"symbol": "", "text": text}), text
+    for text in NOT_IMPORTS:
+        assert not code_rank.imports_only({"symbol": "", "text": text}), text
+    header = "code/a.cs > a.cs\n\n"
+    assert code_rank.imports_only({"symbol": "", "text": header + IMPORT_BLOCKS[0],
+                                   "body_start": len(header)})
+    assert not code_rank.imports_only({"symbol": "Widget", "text": IMPORT_BLOCKS[0]})
+    order, table = rows(("u", "src/Pipeline/RequestPreProcessorBehavior.cs", "", 0.6),
+                        ("d", "src/IPipelineBehavior.cs", "IPipelineBehavior", 0.45))
+    table["u"]["text"] = IMPORT_BLOCKS[0]
+    assert code_rank.adjust(order, table, "pipeline behavior", []) == ["d", "u"]
+    assert table["u"]["_signals"]["code"] == {"imports": code_rank.SECONDARY}
+    order, table = rows(("u", "a.cs", "", 0.6), ("d", "b.cs", "B", 0.45))
+    table["u"]["text"] = IMPORT_BLOCKS[0]
+    assert code_rank.adjust(order, table, "which files import System.Threading", []) == ["u", "d"]
