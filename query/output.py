@@ -100,14 +100,17 @@ def _body_lines(text: str, handler: str | None) -> list[tuple[str, bool]]:
     if _markdown(handler):
         body = _definitions(body)
     return [(ln, fence) for ln, fence in body if ln] or \
-        [(strip_heading_attrs(ln), False) for ln in raw if ln and not _template_only(ln)]
+        [(strip_heading_attrs(ln), False) for ln in raw if ln and not _renders_empty(ln, handler)]
 
 
-def _template_only(line: str) -> bool:
-    """A line of nothing but template tags (Hugo's ``{{< newtemplatesystem >}}``,
-    Liquid's ``{% raw %}``): what the site renders there is not in the source, so a
-    chunk of only that shows no snippet rather than the tag."""
-    return ("{{" in line or "{%" in line) and not markdown_text(line).strip()
+def _renders_empty(line: str, handler: str | None) -> bool:
+    """A line that renders to nothing: template tags (Hugo's ``{{< newtemplatesystem >}}``,
+    Liquid's ``{% raw %}``: what the site renders there is not in the source) or, in
+    Markdown, an empty anchor (Laravel's docs put ``<a name="…"></a>`` above each heading,
+    so a section with no text of its own ends in the next one's). A chunk of only that
+    shows no snippet rather than the markup."""
+    return ("{{" in line or "{%" in line or _markdown(handler)) \
+        and not markdown_text(line).strip()
 
 
 def _definitions(body: list[tuple[str, bool]]) -> list[tuple[str, bool]]:

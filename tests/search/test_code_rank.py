@@ -96,7 +96,8 @@ IMPORT_BLOCKS = [
     'package net\n\nimport (\n\t"fmt"\n\t"hash/crc32"\n)\n',
     "use std::io;\nuse crate::{\n    flags,\n    search::Searcher,\n};\nmod hiargs;\n",
     "#pragma once\n#include <vector>\n#include \"list.h\"\n",
-    "<?php\n\ndeclare(strict_types=1);\n\nnamespace App\\Jobs;\n\nuse Illuminate\\Bus\\Queueable;\n",
+    "<?php\n\ndeclare(strict_types=1);\n\nnamespace App\\Jobs;\n\n"
+    "use Illuminate\\Bus\\Queueable;\n",
     "'use strict';\nimport { readFile,\n  writeFile } from 'node:fs';\n",
 ]
 NOT_IMPORTS = [

@@ -305,6 +305,9 @@ def test_a_chunk_of_only_a_shortcode_shows_no_snippet_not_the_tag():
     shows its heading."""
     assert snippet("{{< newtemplatesystem >}}\n", "template lookup order") == ""
     assert snippet("## Lookup rules\n", "lookup") == "## Lookup rules"
+    # Laravel's docs: the anchor above the next heading ends a section with no text
+    assert snippet('## Rate Limiting\n\n<a name="defining-rate-limiters"></a>\n',
+                   "rate limit a route", path="routing.md") == "## Rate Limiting"
 
 
 
