@@ -109,7 +109,8 @@ def one_per_file(order: Sequence[str], rows: dict[str, dict]) -> list[str]:
 
 def show_heads(sources: Any, shown: Sequence[str], rows: dict[str, dict]) -> list[str]:
     """``shown`` with each definition's hit moved to its head piece, which keeps the
-    hit's score and signals; the piece that matched is recorded as ``signals.piece``."""
+    hit's score and signals; the piece that matched is recorded as ``signals.piece``,
+    and its lines as ``_piece`` (first line, text), for the lines a hit shows."""
     places = {place(rows[i]) for i in shown if is_definition(rows[i]) and not _head(rows[i])}
     if not places:
         return list(shown)
@@ -122,7 +123,8 @@ def show_heads(sources: Any, shown: Sequence[str], rows: dict[str, dict]) -> lis
             continue
         hit = rows[i]
         hit["_signals"]["piece"] = {"start_line": hit["start_line"], "end_line": hit["end_line"]}
-        rows[head["id"]] = {**head, "_signals": hit["_signals"], "_score": hit["_score"]}
+        rows[head["id"]] = {**head, "_signals": hit["_signals"], "_score": hit["_score"],
+                            "_piece": (hit["start_line"], hit["text"][hit["body_start"]:])}
         out.append(head["id"])
     return out
 

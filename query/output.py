@@ -160,8 +160,8 @@ def _blocks(lines: list[str], raw: list[str], handler: str | None
 
 
 def code_lines(text: str, first: int, query: str, most: int = 4, width: int = 100,
-               extra: Sequence[tuple[int | None, str]] = (), name: str = ""
-               ) -> list[tuple[int | None, str]]:
+               extra: Sequence[tuple[int | None, str]] = (), name: str = "",
+               piece: tuple[int, str] | None = None) -> list[tuple[int | None, str]]:
     """A code hit as a code search tool shows it: its head line (the one naming the
     definition ``name``, below any doc comment or decorator; else its first line) and
     the lines that match the most query terms, in file order, numbered as in the file
@@ -170,14 +170,20 @@ def code_lines(text: str, first: int, query: str, most: int = 4, width: int = 10
     lines from the head. ``extra``: more numbered lines of the file to show after them
     (a class's outline; a ``None`` number is a note such as "+3 more"). Tabs become four
     spaces (Go, Makefiles: a tab is indentation to the reader, not a control character
-    to escape)."""
+    to escape). ``piece``: the (first line, text) of a later piece of the definition,
+    the one that matched: its lines may be picked too (a 500-line Ruby module matched
+    at line 212 shows its ``module`` line, a gap, then line 212)."""
     known = {first + i: line.expandtabs(4) for i, line in enumerate(text.splitlines())}
     filled = [n for n in known if known[n].strip()]
     if not filled:
         return []
     head = next((n for n in filled if names_definition(known[n], name)), filled[0])
+    if piece is not None:
+        known.update((piece[0] + i, line.expandtabs(4))
+                     for i, line in enumerate(piece[1].splitlines()) if piece[0] + i not in known)
     words = terms(query)
-    score = {n: sum(w in known[n].lower() for w in words) for n in filled if n != head}
+    score = {n: sum(w in known[n].lower() for w in words) for n in known
+             if known[n].strip() and n != head}
     matched = sorted((n for n in score if score[n]), key=lambda n: (-score[n], n))
     picked = sorted({head, *matched[:most - 1]}) if matched else \
         [n for n in filled if n >= head][:most]
@@ -205,7 +211,7 @@ def source_lines(hit: Hit, query: str) -> list[tuple[int | None, str]] | None:
     if not hit.language or hit.page:
         return None
     return code_lines(hit.text, hit.start_line, query, extra=hit.outline,
-                      name=hit.symbol.rsplit(".", 1)[-1])
+                      name=hit.symbol.rsplit(".", 1)[-1], piece=hit.piece)
 
 
 def location(hit: Hit) -> str:

@@ -77,6 +77,8 @@ class Hit:
     status: str = ""             # a decision record's closed status (``vq.query.record_status``)
     # a header-only class hit: its members' first lines (``vq.query.outline``)
     outline: list[tuple[int | None, str]] = field(default_factory=list)
+    # a definition shown from its head: the piece that matched, (first line, text)
+    piece: tuple[int, str] | None = None
 
 
 @dataclass
@@ -472,4 +474,4 @@ def _hit(settings: Settings, row: dict, rank: int,
                language=row["language"] or "", page=row["page"],
                score=round(row["_score"], 6), rank=rank, signals=row["_signals"],
                mtime=row.get("mtime") or 0.0, date=row.get("doc_date") or "",
-               outline=members or [])
+               outline=members or [], piece=row.get("_piece"))

@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import write_config, write_tree
 from vq.core.settings import load_settings
+from vq.query.output import source_lines
 from vq.query.search import Query, search
 
 pytestmark = pytest.mark.model
@@ -94,6 +95,10 @@ def test_a_2000_line_function_is_one_hit_shown_from_its_def_line(tmp_path, build
     piece = search(settings, Query("encode_part obj 1500", method="lexical")).hits[0]
     assert piece.start_line <= 4 <= piece.end_line
     assert piece.signals["piece"]["start_line"] > 1000
+    # and the lines shown are the def line, a gap, then the matched line itself
+    shown = source_lines(piece, "encode_part obj 1500")
+    assert shown[0][0] == 4 and (None, "⋮") in shown
+    assert (1500 + 6, "    obj = encode_part(obj, 1500)") in shown
 
 
 def test_ranks_follow_the_fused_scores_no_hit_by_fiat(tmp_path, build):
