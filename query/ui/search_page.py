@@ -3,6 +3,7 @@ preview read through MCP ``get``'s confined reader, a link into the user's edito
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,9 @@ from vq.query.ui import render
 LIMIT = 20
 CONTEXT_LINES = 6      # lines shown above and below a hit in its preview
 SIGNAL_ORDER = ("bm25", "dense", "sections")
+# signals that are no score: the fused shares (drawn in each bar), and the lines of the
+# piece that matched (shown in the hit's own lines)
+NOT_BARS = frozenset({"fused", "piece"})
 
 
 @dataclass(frozen=True)
@@ -128,17 +132,24 @@ def signal_bars(signals: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
     ``--explain`` prints as ``fused``), else its raw score; with its rank in that pool."""
     fused = signals.get("fused") or {}
     names = [n for n in SIGNAL_ORDER if n in signals]
-    names += [n for n in signals if n not in names and n != "fused"]
+    names += [n for n in signals if n not in names and n not in NOT_BARS]
     out = []
     for name in names:
         sig = signals[name]
-        value = fused.get(name, sig.get("score", sig.get("factor", 0.0)))
+        value = fused.get(name, sig.get("score", sig.get("factor", _factor(sig))))
         width = max(0.0, min(1.0, float(value)))
         label = ", ".join(k if v is True else f"{k} {v:g}" if isinstance(v, (int, float))
                           else f"{k} {v}" for k, v in sig.items())  # vectors: pending
         out.append({"name": name, "width": round(100 * width, 1), "value": float(value),
                     "detail": label})
     return out
+
+
+def _factor(notes: dict[str, Any]) -> float:
+    """A prior's notes (``code``: ``{"secondary": 0.5, "defines": 2.0}``) as the one factor
+    they multiply the score by; 0 for notes that are no numbers (a flag)."""
+    numbers = [v for v in notes.values() if isinstance(v, (int, float)) and v is not True]
+    return math.prod(numbers) if numbers else 0.0
 
 
 def editor_link(template: str, abs_path: str, line: int) -> str:

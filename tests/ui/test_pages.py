@@ -292,3 +292,7 @@ def test_a_signal_with_a_flag_shows_its_name():
                         "vectors": {"pending": True}})
     assert [(b["name"], b["detail"]) for b in bars] == [("bm25", "rank 2, score 3.5"),
                                                         ("vectors", "pending")]
+    # a prior's bar is the factor it multiplied by; the matched piece's lines are no bar
+    bars = signal_bars({"code": {"secondary": 0.5, "imports": 0.5},
+                        "piece": {"start_line": 172, "end_line": 175}})
+    assert [(b["name"], b["value"]) for b in bars] == [("code", 0.25)]
