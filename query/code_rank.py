@@ -20,7 +20,8 @@ the signals scored 0 stays below every hit they scored above 0.
   its symbol.
 
 * **A block of nothing but imports below the code too** (a file's ``using`` or
-  ``import`` lines, which the chunker keeps as a block of their own): its embedded text
+  ``import`` lines, which the chunker keeps as a block of their own, or its shebang and
+  magic comments, ``# frozen_string_literal: true``): its embedded text
   is mostly its path, so it matched a query on the path's words. Multiplied by
   ``SECONDARY`` unless the query says "import" (docs/decisions.md#import-preambles).
 
@@ -54,7 +55,11 @@ _ASKS_SECONDARY = re.compile(r"\b(tests?|testing|spec|specs|examples?|samples?|f
 _IMPORT = re.compile(r"(?:from\s+\S+\s+import\b|import\s|using\s|global\s+using\s|package\s|"
                      r"namespace\s+[\w.\\]+\s*;|use\s|require(?:_relative|_once)?\b|"
                      r"#\s*include\b|#\s*pragma\s+once|extern\s+crate\s|(?:pub\s+)?mod\s+\w+\s*;|"
-                     r"<\?php|declare\s*\(|['\"]use strict['\"])")
+                     r"<\?php|declare\s*\(|['\"]use strict['\"]|"
+                     # and the lines a file opens with that are no code: a shebang, a magic
+                     # comment (Ruby, Python), a Go build constraint
+                     r"#!|#\s*(?:frozen_string_literal|encoding|coding|warn_indent)\s*:|"
+                     r"#.*-\*-.*-\*-|//\s*(?:go:build|\+build)\b)")
 _ASKS_IMPORTS = re.compile(r"\bimport(s|ed)?\b", re.IGNORECASE)
 
 

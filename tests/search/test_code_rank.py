@@ -99,11 +99,15 @@ IMPORT_BLOCKS = [
     "<?php\n\ndeclare(strict_types=1);\n\nnamespace App\\Jobs;\n\n"
     "use Illuminate\\Bus\\Queueable;\n",
     "'use strict';\nimport { readFile,\n  writeFile } from 'node:fs';\n",
+    "# frozen_string_literal: true\n",  # Devise: each file's first line, a block of its own
+    "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nimport sys\n",
+    "//go:build linux\n// +build linux\n\npackage net\n",
 ]
 NOT_IMPORTS = [
     '"""HTTP client."""\n\nimport typing\n',  # a module docstring is prose
     "import typing\n\nDEFAULT_TIMEOUT = 5.0\n",  # a statement after the imports
     "// Import the settings first.\nusing System;\n",  # a comment is prose
+    "#!/bin/sh\nset -eu\n",  # a script's first statement
     "",
 ]
 
