@@ -54,6 +54,7 @@ class _Grammar:
     containers: frozenset[str] = frozenset()  # their children count as top-level items
     attached: frozenset[str] = frozenset({"comment"})  # siblings that join the definition below
     docstrings: bool = False  # a string opening the body documents the definition
+    bodies: frozenset[str] = frozenset()  # child types that are the body, where no field is
 
 
 _F, _C = "function", "class"
@@ -104,6 +105,11 @@ _GRAMMARS: dict[str, _Grammar] = {
                         "method_declaration": _F, "constructor_declaration": _F,
                         "destructor_declaration": _F, "local_function_statement": _F},
                        containers=frozenset({"namespace_declaration"})),
+    "kotlin": _Grammar("tree_sitter_kotlin",
+                       {"class_declaration": _C, "object_declaration": _C,
+                        "function_declaration": _F},
+                       attached=_SLASH,
+                       bodies=frozenset({"class_body", "enum_class_body", "function_body"})),
     "php": _Grammar("tree_sitter_php",
                     {"class_declaration": _C, "interface_declaration": _C,
                      "trait_declaration": _C, "enum_declaration": _C,
@@ -331,7 +337,7 @@ class _Tiler:
         definition, node = found.definition, found.node
         if _size(self.lines, definition.span) <= self.limits.max_chars:
             return [definition]
-        body = _body(node)
+        body = self._body(node)
         if body is None:
             return [definition]
         inner = self.tile(body, definition.span, definition)
@@ -351,11 +357,18 @@ class _Tiler:
         parts = (*owner_parts, *self._name(node))
         if kind == _F and (owner.kind == _C if owner is not None else len(parts) > 1):
             kind = "method"  # in a class, or qualified: Shape::area
-        body = _body(value if value is not None else node)
+        body = self._body(value if value is not None else node)
         head = _first_row(node)
         signature = self._signature(item, node, body)
         definition = Definition((head, head + 1), head, parts, kind, signature, self._doc(body))
         return node, definition
+
+    def _body(self, node: Node) -> Node | None:
+        """The definition's body: its ``body`` field, else (Kotlin) its child of a body type."""
+        body = node.child_by_field_name("body")
+        if body is None and self.grammar.bodies:
+            body = next((c for c in node.named_children if c.type in self.grammar.bodies), None)
+        return body
 
     def _unwrap(self, item: Node) -> Node | None:
         """The definition node inside ``item`` (itself, or inside a wrapper), else None."""
@@ -449,10 +462,6 @@ def _last_row(node: Node) -> int:
     """The last line holding part of ``node`` (an end at column 0 is the line before)."""
     row, column = node.end_point
     return row - 1 if column == 0 and row > node.start_point[0] else row
-
-
-def _body(node: Node) -> Node | None:
-    return node.child_by_field_name("body")
 
 
 _VALUE_WRAPPERS = frozenset({"parenthesized_expression", "as_expression",

@@ -228,6 +228,27 @@ SAMPLES: dict[str, tuple[str, list[Row]]] = {
         }
         ''', [(1, 4, "", ""), (5, 6, "Next", "function"), (8, 13, "IPipelineBehavior", "class"),
               (15, 16, "Point", "class")]),
+    "Buffer.kt": ('''\
+        package okio
+
+        import java.io.IOException
+
+        /** A source of bytes. */
+        @Suppress("x")
+        class Buffer(val size: Long) : Source {
+          /** Reads a byte. */
+          override fun readByte(): Byte {
+            return 0
+          }
+        }
+
+        object Utf8 {
+          fun size(s: String): Long = 0
+        }
+
+        fun String.encodeUtf8(): ByteString = TODO()
+        ''', [(1, 3, "", ""), (5, 12, "Buffer", "class"), (14, 16, "Utf8", "class"),
+              (18, 18, "encodeUtf8", "function")]),
     "ProcessPodcast.php": ('''\
         <?php
 
@@ -276,7 +297,8 @@ def test_definitions_and_exact_line_ranges_per_language(path: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["python", "javascript", "typescript", "tsx", "go", "rust",
-                                  "java", "c", "cpp", "csharp", "php", "ruby", "shell"])
+                                  "java", "c", "cpp", "csharp", "kotlin", "php", "ruby",
+                                  "shell"])
 def test_every_listed_grammar_is_installed(name: str) -> None:
     assert treesitter.available(name)
 
@@ -312,6 +334,8 @@ def test_embed_text_has_the_context_and_body_start_points_at_the_lines(tmp_path)
     ("Account.java", [(5, 6, "Account", "class"), (7, 7, "Account", "class"),
                       (9, 10, "Account.deposit", "method"), (11, 13, "Account.deposit", "method")]),
     ("greeter.rb", [(3, 4, "Greeter", "class"), (5, 8, "Greeter.initialize", "method")]),
+    ("Buffer.kt", [(5, 6, "Buffer", "class"), (7, 7, "Buffer", "class"),
+                   (8, 10, "Buffer.readByte", "method"), (11, 12, "Buffer.readByte", "method")]),
     ("ProcessPodcast.php", [(7, 10, "ProcessPodcast", "class"), (11, 13, "ProcessPodcast", "class"),
                             (15, 17, "ProcessPodcast.handle", "method"),
                             (18, 19, "ProcessPodcast.handle", "method"),
@@ -375,7 +399,7 @@ FRAGMENTS = [
     "function x() {", "const y = () => {", "<div>{a}</div>", "", "  ",
 ]
 CODE_FILES = ["a.c", "a.cpp", "a.rs", "a.go", "a.rb", "a.tsx", "a.ts", "a.java", "a.sh", "a.cs",
-              "a.php"]
+              "a.php", "a.kt"]
 
 
 @FUZZ
