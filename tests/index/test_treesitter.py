@@ -374,6 +374,18 @@ def test_syntax_errors_stay_local_and_every_line_is_kept() -> None:
     assert_invariants(broken, code_handler(broken, "bad.c", DEFAULT))
 
 
+def test_a_file_that_is_mostly_syntax_errors_goes_to_the_line_chunker() -> None:
+    """tree-sitter-kotlin read 470 lines of moshi's JsonReader.kt as one ERROR: no
+    definition had a symbol. Past half the lines in errors, the patterns chunk the file
+    (and a C header full of unknown macros names 10x more definitions that way)."""
+    good = "\n".join(f"fun f{i}(): Int {{\n  return {i}\n}}\n" for i in range(3))
+    broken = "class Reader {\n" + "  val x = when { ) }\n" * 12 + "}\n"
+    assert [c.symbol for c in code_handler(good, "a.kt", Limits()).chunks] == ["f0", "f1", "f2"]
+    assert {c.symbol for c in code_handler(broken, "a.kt", Limits()).chunks} == {"Reader"}
+    text = "int ok(void) {\n    return 1;\n}\n\n@@ garbage $$ ;\n\nint after(void) {}\n"
+    assert rows(code_handler(text, "bad.c", DEFAULT))[0] == (1, 3, "ok", "function")  # local
+
+
 def test_missing_grammar_falls_back_to_the_regex_chunker(monkeypatch) -> None:
     monkeypatch.setattr(treesitter, "_parser", lambda name: None)
     text, document = chunk("queue.go")
