@@ -11,6 +11,13 @@ the signals scored 0 stays below every hit they scored above 0.
   score by ``DEFINES``. Definitions the pools
   missed are looked up by symbol and scored by the same signals
   (``vq.query.search``), so they join the fusion, not the top.
+* **Chunks that hold the query's identifier as written count double.** An
+  identifier-like term without dots (``authenticate_user!``, ``parseConfig``, a one-word
+  query) that a chunk holds as written, not inside a longer name, multiplies its score
+  by ``DEFINES``: the full-text index splits and stems it, so every
+  ``after_database_authentication`` matched ``authenticate_user!`` as well, where a code
+  search tool matches the name (docs/decisions.md#literal-identifiers). Prose in a code
+  vault counts too (Devise's README is where its generated helpers are written).
 * **Tests, examples and vendored code below the implementation**, unless the
   query asks for them ("test", "example", "spec", ...): their score is
   multiplied by ``SECONDARY``. A test is known by its file (``tests/``,
@@ -153,6 +160,19 @@ def imports_only(row: dict) -> bool:
     return found
 
 
+def literal_patterns(terms: Iterable[str]) -> list[re.Pattern[str]]:
+    """The query's identifiers without dots, each as written and not inside a longer
+    name (``authenticate_user!``, ``parseConfig``); dotted ones are the definition
+    rule's (docs/decisions.md#literal-identifiers)."""
+    return [re.compile(rf"(?<![\w$]){re.escape(t)}(?![\w$])") for t in terms if "." not in t]
+
+
+def holds(row: dict, literals: list[re.Pattern[str]]) -> bool:
+    """Whether the chunk's own text (below its embedded header) holds one of them."""
+    body = (row.get("text") or "")[row.get("body_start") or 0:]
+    return any(p.search(body) for p in literals)
+
+
 def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str],
            code_vaults: frozenset[str] = frozenset()) -> list[str]:
     """Apply the rules to the code rows of a fused ranking (see the module doc), and the
@@ -160,6 +180,7 @@ def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]
     notes chunk of the code vault); the order that comes back follows the scores, ties
     by id."""
     asks_imports = bool(_ASKS_IMPORTS.search(query))
+    literals = literal_patterns(terms)
     for doc_id in order:
         row = rows[doc_id]
         code = row.get("kind") == "code"
@@ -175,6 +196,9 @@ def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]
         if code and names(row.get("symbol"), terms, row["path"]):
             factor *= DEFINES
             notes["defines"] = DEFINES
+        if literals and holds(row, literals):
+            factor *= DEFINES
+            notes["holds"] = DEFINES
         row["_score"] *= factor
         if notes:
             row["_signals"]["code"] = notes
