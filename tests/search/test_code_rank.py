@@ -131,3 +131,20 @@ def test_a_block_of_nothing_but_imports_is_secondary():
     order, table = rows(("u", "a.cs", "", 0.6), ("d", "b.cs", "B", 0.45))
     table["u"]["text"] = IMPORT_BLOCKS[0]
     assert code_rank.adjust(order, table, "which files import System.Threading", []) == ["u", "d"]
+
+
+def test_a_chunk_holding_the_identifier_as_written_counts_double():
+    """Devise: ``authenticate_user!`` is generated at run time, so only the chunks that
+    write it hold it; the stemmed index matched every ``*_authentication`` method too."""
+    order, table = rows(("m", "lib/models/database_authenticatable.rb",
+                         "after_database_authentication", 0.9),
+                        ("h", "lib/controllers/helpers.rb", "", 0.5),
+                        ("l", "lib/controllers/later.rb", "", 0.5))
+    table["m"]["text"] = "def after_database_authentication\nend\n"
+    table["h"]["text"] = "# before_action :authenticate_user!\n"
+    table["l"]["text"] = "authenticate_user_later!  # a longer name\n"
+    terms = code_rank.symbol_terms("authenticate_user!")
+    assert code_rank.adjust(order, table, "authenticate_user!", terms) == ["h", "m", "l"]
+    assert table["h"]["_signals"]["code"] == {"holds": code_rank.DEFINES}
+    assert code_rank.literal_patterns(["validators.validates", "parseConfig"])[0].pattern \
+        .endswith("parseConfig(?![\\w$])")  # dotted names are the definition rule's
