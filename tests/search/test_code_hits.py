@@ -361,3 +361,36 @@ def test_a_rust_type_is_shown_from_its_declaration_not_its_impl_block(tmp_path, 
     # an impl with its body is where a behaviour question matches: shown from it
     first = search(settings, Query("search hidden files and directories")).hits[0]
     assert (first.path, first.start_line) == ("src/defs.rs", 5), first
+
+
+def test_chunks_that_write_the_identifier_carry_the_literal_prior(tmp_path, build):
+    """On a real index: the hits whose own lines write ``authenticate_user!`` count
+    double, the ``*_authentication`` methods that only share its stems do not."""
+    files = {
+        "lib/helpers.rb": '''
+            module Helpers
+              # Defines authenticate_user! and friends for each mapping, e.g.
+              #   before_action :authenticate_user!
+              def self.define_helpers(mapping)
+                class_eval "def authenticate_#{mapping}!; warden.authenticate!; end"
+              end
+            end
+            ''',
+        "lib/authenticatable.rb": '''
+            module Authenticatable
+              # Called after a user is authenticated through the database.
+              def after_database_authentication
+              end
+
+              def active_for_authentication?
+                true
+              end
+            end
+            '''}
+    settings = make(tmp_path, files)
+    assert build(settings).outcome == "ok"
+    hits = search(settings, Query("authenticate_user!", limit=5)).hits
+    holding = [h for h in hits if "authenticate_user!" in h.text]
+    assert holding and all(h.signals["code"]["holds"] == 2.0 for h in holding)
+    assert all("holds" not in h.signals.get("code", {}) for h in hits if h not in holding)
+    assert hits[0] in holding
