@@ -83,8 +83,8 @@ HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
 # markdown 2, org 2, asciidoc 2: aliases, #tags, dates from file names, Logseq outlines,
 # inline markup leaving Org and AsciiDoc breadcrumbs; markdown 3 (never released) and 4:
 # decision records' headers, dates written as numbers, link definitions blanked;
-# markdown 5: <script> and <style> blocks blanked; code 1: C#, PHP and Kotlin parsed by
-# tree-sitter (methods, delegates and namespace blocks were the regex chunker's lines),
+# markdown 5: <script> and <style> blocks blanked; code 1: C#, PHP, Kotlin and Swift parsed
+# by tree-sitter (methods, delegates and namespace blocks were the regex chunker's lines),
 # and a file mostly of syntax errors chunked by the patterns.
 READER_REVISIONS: dict[str, int] = {"markdown": 5, "org": 2, "asciidoc": 2, "code": 1}
 # Which reader reads what, as one number: a no-op build's record holds it, so the first

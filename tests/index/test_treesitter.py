@@ -249,6 +249,27 @@ SAMPLES: dict[str, tuple[str, list[Row]]] = {
         fun String.encodeUtf8(): ByteString = TODO()
         ''', [(1, 3, "", ""), (5, 12, "Buffer", "class"), (14, 16, "Utf8", "class"),
               (18, 18, "encodeUtf8", "function")]),
+    "Shapes.swift": ('''\
+        import Foundation
+
+        /// A shape.
+        protocol Shape {
+            func area() -> Double
+        }
+
+        @MainActor
+        final class Circle: Shape {
+            let r: Double
+            init(r: Double) { self.r = r }
+            /// The area.
+            func area() -> Double {
+                return .pi * r * r
+            }
+        }
+
+        func helper() -> Int { 1 }
+        ''', [(1, 1, "", ""), (3, 6, "Shape", "class"), (8, 16, "Circle", "class"),
+              (18, 18, "helper", "function")]),
     "ProcessPodcast.php": ('''\
         <?php
 
@@ -298,7 +319,7 @@ def test_definitions_and_exact_line_ranges_per_language(path: str) -> None:
 
 @pytest.mark.parametrize("name", ["python", "javascript", "typescript", "tsx", "go", "rust",
                                   "java", "c", "cpp", "csharp", "kotlin", "php", "ruby",
-                                  "shell"])
+                                  "shell", "swift"])
 def test_every_listed_grammar_is_installed(name: str) -> None:
     assert treesitter.available(name)
 
@@ -336,6 +357,8 @@ def test_embed_text_has_the_context_and_body_start_points_at_the_lines(tmp_path)
     ("greeter.rb", [(3, 4, "Greeter", "class"), (5, 8, "Greeter.initialize", "method")]),
     ("Buffer.kt", [(5, 6, "Buffer", "class"), (7, 7, "Buffer", "class"),
                    (8, 10, "Buffer.readByte", "method"), (11, 12, "Buffer.readByte", "method")]),
+    ("Shapes.swift", [(8, 10, "Circle", "class"), (11, 11, "Circle.init", "method"),
+                      (12, 13, "Circle.area", "method"), (14, 16, "Circle.area", "method")]),
     ("ProcessPodcast.php", [(7, 10, "ProcessPodcast", "class"), (11, 13, "ProcessPodcast", "class"),
                             (15, 17, "ProcessPodcast.handle", "method"),
                             (18, 19, "ProcessPodcast.handle", "method"),
@@ -411,7 +434,7 @@ FRAGMENTS = [
     "function x() {", "const y = () => {", "<div>{a}</div>", "", "  ",
 ]
 CODE_FILES = ["a.c", "a.cpp", "a.rs", "a.go", "a.rb", "a.tsx", "a.ts", "a.java", "a.sh", "a.cs",
-              "a.php", "a.kt"]
+              "a.php", "a.kt", "a.swift"]
 
 
 @FUZZ
