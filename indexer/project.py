@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import os
 import posixpath
+import stat
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -67,6 +69,7 @@ INDEX_DIR = ".vq"
 MARKDOWN = filetypes.MARKDOWN_EXTENSIONS
 DOCUMENTS = frozenset({".pdf", ".ipynb", ".docx", ".doc", ".odt", ".rtf", ".epub", ".pptx",
                        ".odp"})
+HTML = frozenset({".html", ".htm"})  # read for a generator's mark (copies.generated_html)
 # Folder names that hold prose by convention, even when they also hold a few scripts.
 PROSE_DIRS = frozenset({"docs", "doc", "documentation", "notes", "wiki", "adr", "adrs",
                         "decisions", "rfcs", "handbook", "guides", "manual"})
@@ -140,6 +143,7 @@ class Scan:
     vendored: Counter = field(default_factory=Counter)
     pages: list[str] = field(default_factory=list)      # every prose page's path, from the root
     pdfs: list[str] = field(default_factory=list)       # every PDF's path, from the root
+    html: list[str] = field(default_factory=list)       # every HTML page's path, from the root
     code_in: Counter = field(default_factory=Counter)   # every folder -> code files below it
     names_in: dict[str, set[str]] = field(default_factory=dict)  # folder -> its files' names
 
@@ -289,6 +293,8 @@ def _count_file(scan: Scan, rel: str) -> None:
         scan.folder(top).documents[suffix] += 1
         if suffix == ".pdf":
             scan.pdfs.append(rel)
+    elif suffix in HTML:
+        scan.html.append(rel)
 
 
 def _scan_vault_dir(folder: Path, scan: Scan) -> None:
@@ -439,8 +445,40 @@ def _leave_out_copies(scan: Scan) -> list[str]:
             scan.generated.append(top)
             scan.why[top] = "moved-page stubs"
             stubs.append(f"{top}/")
+    if docs_site:
+        _leave_out_generated_html(scan)
     return [f"left out {_listed(stubs)}: their pages mostly repeat one text (moved-page "
             "stubs?); add one as a vault if it is not"] if stubs else []
+
+
+def _leave_out_generated_html(scan: Scan) -> None:
+    """A repository's top-level folder of generated HTML and no pages of its own (an API
+    reference built from the source's doc comments) joins the folders left out."""
+    ends = functools.cache(lambda rel: _ends(scan.root, rel, copies.END_BYTES))
+    for top, pages in sorted(copies.by_top(scan.html, scan.generated).items()):
+        if not scan.folder(top).prose and copies.generated_html(pages, ends):
+            scan.generated.append(top)
+            scan.why[top] = "generated HTML"
+
+
+def _ends(root: Path, rel: str, size: int) -> str:
+    """The first and last ``size`` bytes of a file as text, read beneath ``root`` without
+    following links; "" when it cannot be read."""
+    try:
+        fd = confined.open_beneath(str(root), rel.split("/"))
+    except (OSError, ValueError):
+        return ""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return ""
+        head = os.pread(fd, size, 0)
+        tail = os.pread(fd, size, max(size, info.st_size - size))
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+    return (head + b"\n" + tail).decode("utf-8", errors="replace")
 
 
 def _root_notes_proposal(scan: Scan, doc_globs: tuple[str, ...], taken: set[str]) -> Proposal:
