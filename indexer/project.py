@@ -403,7 +403,7 @@ def _code_proposal(scan: Scan, prose: list[str], doc_globs: tuple[str, ...], tak
                    ) -> Proposal:
     languages: Counter = Counter()
     for top, f in scan.folders.items():
-        if top not in prose:
+        if top not in prose and top not in scan.generated:
             languages.update(f.code)
     top3 = ", ".join(f"{lang} {n}" for lang, n in languages.most_common(3))
     more = f", {len(languages) - 3} more languages" if len(languages) > 3 else ""
