@@ -51,6 +51,7 @@ from vq.core.test_paths import is_secondary
 
 SECONDARY = 0.5
 DEFINES = 2.0
+MAX_LITERALS = 32  # identifiers a query's text is searched for (a pasted snippet has many)
 # A name: dotted or ``::`` paths, Lisp's kebab-case (``doom-log``, ``use-package!``) and
 # bang names (``map!``; a ``?`` only after kebab-case: it ends questions)
 _WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:(?:-[A-Za-z0-9_]+)+[!?]?|!)?"
@@ -164,7 +165,8 @@ def literal_patterns(terms: Iterable[str]) -> list[re.Pattern[str]]:
     """The query's identifiers without dots, each as written and not inside a longer
     name (``authenticate_user!``, ``parseConfig``); dotted ones are the definition
     rule's (docs/decisions.md#literal-identifiers)."""
-    return [re.compile(rf"(?<![\w$]){re.escape(t)}(?![\w$])") for t in terms if "." not in t]
+    names = list(dict.fromkeys(t for t in terms if "." not in t))[:MAX_LITERALS]
+    return [re.compile(rf"(?<![\w$]){re.escape(t)}(?![\w$])") for t in names]
 
 
 def holds(row: dict, literals: list[re.Pattern[str]]) -> bool:
