@@ -14,6 +14,7 @@ a long function cannot push every other candidate out of the pool.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -147,8 +148,10 @@ def definition_line(row: dict) -> str:
 
 
 # Rust's ``impl Searcher`` blocks share their place (file :: Searcher) with the
-# ``struct``, ``enum`` or ``trait`` they implement
-IMPL_BLOCKS = ("impl ", "impl<")
+# ``struct``, ``enum`` or ``trait`` they implement, as Swift's ``extension Session``
+# does with its ``class``
+IMPL_BLOCKS = re.compile(r"impl[ <]|(?:(?:public|internal|fileprivate|private|open)\s+)?"
+                         r"extension\s")
 HEADER_LINES = 2  # a chunk of at most this many non-blank lines is its definition's header
 
 
@@ -165,7 +168,7 @@ def _head(row: dict) -> bool:
     struct Searcher``, and ripgrep's ``impl Searcher {`` line had been shown for it (an
     ``impl`` with its body, ``impl Flag for Hidden``, is where the match is)."""
     signature = definition_line(row).partition(": ")[2][:80]
-    if signature.startswith(IMPL_BLOCKS) and header_only(row):
+    if IMPL_BLOCKS.match(signature) and header_only(row):
         return False
     return bool(signature) and signature in " ".join(row["text"][row["body_start"]:].split())
 

@@ -363,6 +363,26 @@ def test_a_rust_type_is_shown_from_its_declaration_not_its_impl_block(tmp_path, 
     assert (first.path, first.start_line) == ("src/defs.rs", 5), first
 
 
+def test_a_swift_class_is_shown_from_its_declaration_not_an_extension(tmp_path, build):
+    """Alamofire: ``open class Session`` and its ``extension Session`` blocks are one
+    place; "Session" showed the one-line ``extension Session: SessionStateProvider {``
+    header, far below the class."""
+    members = "".join(f"    /// Setting {n}: requests made by this session use it when they "
+                      f"retry, redirect or cache a response.\n    public let setting{n}: Bool\n"
+                      for n in range(40))
+    methods = "".join(f"    /// State {n}.\n    func state{n}() -> Bool {{\n"
+                      + "".join(f"        let x{k} = setting{k} && !setting{k + 1}\n"
+                                for k in range(30)) + "        return x0\n    }\n\n"
+                      for n in range(6))
+    source = ("import Foundation\n\n/// A session creates and manages requests.\n"
+              f"open class Session {{\n{members}}}\n\n"
+              f"extension Session: SessionStateProvider {{\n{methods}}}\n")
+    settings = make(tmp_path, {"Source/Session.swift": source})
+    assert build(settings).outcome == "ok"
+    first = search(settings, Query("Session")).hits[0]
+    assert (first.symbol, first.start_line) == ("Session", 3), first
+
+
 def test_chunks_that_write_the_identifier_carry_the_literal_prior(tmp_path, build):
     """On a real index: the hits whose own lines write ``authenticate_user!`` count
     double, the ``*_authentication`` methods that only share its stems do not."""
