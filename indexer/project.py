@@ -144,6 +144,7 @@ class Scan:
     pages: list[str] = field(default_factory=list)      # every prose page's path, from the root
     pdfs: list[str] = field(default_factory=list)       # every PDF's path, from the root
     html: list[str] = field(default_factory=list)       # every HTML page's path, from the root
+    generated_html: list[str] = field(default_factory=list)  # such folders below a docs folder
     code_in: Counter = field(default_factory=Counter)   # every folder -> code files below it
     names_in: dict[str, set[str]] = field(default_factory=dict)  # folder -> its files' names
 
@@ -208,6 +209,8 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL,
     if doc_globs:
         documents = _documents_proposal(scan, taken, _textless_pdfs(plan, scan))
         plan.vaults.extend([documents] if documents else [])
+    for folder in scan.generated_html:
+        plan.vaults[:] = [_excluding(v, folder, "generated HTML") for v in plan.vaults]
     _leave_out_translations(plan, scan)
     _leave_out_app_folders(plan)
     indexed = {f: n for f, n in scan.names_in.items() if _indexed(plan.vaults, f)}
@@ -452,13 +455,25 @@ def _leave_out_copies(scan: Scan) -> list[str]:
 
 
 def _leave_out_generated_html(scan: Scan) -> None:
-    """A repository's top-level folder of generated HTML and no pages of its own (an API
-    reference built from the source's doc comments) joins the folders left out."""
+    """A repository's folder of generated HTML with no pages of its own below it (an API
+    reference built from the source's doc comments) is left out: at the top level it
+    joins the generated folders; below a docs folder (TypeDoc's ``docs/api/`` beside
+    ``docs/*.md``) every vault that walks it excludes it (``Scan.generated_html``)."""
     ends = functools.cache(lambda rel: _ends(scan.root, rel, copies.END_BYTES))
-    for top, pages in sorted(copies.by_top(scan.html, scan.generated).items()):
-        if not scan.folder(top).prose and copies.generated_html(pages, ends):
-            scan.generated.append(top)
-            scan.why[top] = "generated HTML"
+    prose_below = {folder for page in scan.pages for folder in folders_of(page)}
+    trees: dict[str, list[str]] = {}
+    for page in scan.html:
+        tree = next((f for f in folders_of(page) if f not in prose_below), None)
+        if tree is not None and tree.split("/", 1)[0] not in scan.generated:
+            trees.setdefault(tree, []).append(page)
+    for tree, pages in sorted(trees.items()):
+        if not copies.generated_html(pages, ends):
+            continue
+        if "/" in tree:
+            scan.generated_html.append(tree)
+        else:
+            scan.generated.append(tree)
+            scan.why[tree] = "generated HTML"
 
 
 def _ends(root: Path, rel: str, size: int) -> str:
@@ -599,14 +614,15 @@ def _indexed(vaults: list[Proposal], folder: str) -> bool:
     return any(_walked(vault, folder) is not None for vault in vaults)
 
 
-def _excluding(vault: Proposal, folder: str) -> Proposal:
+def _excluding(vault: Proposal, folder: str, because: str = "") -> Proposal:
     """``vault`` with ``folder`` (relative to the project root) excluded where it walks
-    it, and said in its reason."""
+    it, and said in its reason (with ``because``, when given)."""
     rel = _walked(vault, folder)
     if rel is None:
         return vault
+    said = f"{rel}/ ({because})" if because else f"{rel}/"
     return replace(vault, exclude=(*vault.exclude, f"/{rel}/"),
-                   why=f"{vault.why}; leaves out {rel}/")
+                   why=f"{vault.why}; leaves out {said}")
 
 
 def _drop_translation_only(plan: Plan, scan: Scan) -> None:

@@ -421,6 +421,14 @@ def test_a_folder_of_generated_html_is_left_out(tmp_path):
     assert "docs/ (generated HTML)" in code.why
     assert "/web/" not in code.exclude and "manual/ (generated" not in code.why  # no mark;
     assert [v.path for v in plan.vaults if v.kind == "notes"] == ["manual"]  # pages of its own
+    # below a docs folder of pages: TypeDoc's docs/api/ beside docs/*.md
+    typedoc = "<html><body><p>{0}</p><footer>Generated using TypeDoc</footer></body></html>\n"
+    write_tree(tmp_path / "ts", {
+        "src/index.ts": "export const x = 1;\n",
+        **{f"docs/{n}.md": f"# {n}\n\nHow to {n}.\n" for n in ("install", "usage")},
+        **{f"docs/api/classes/{n}.html": typedoc.format(n) for n in ("Client", "Pool", "Url")}})
+    [docs] = [v for v in inspect_project(tmp_path / "ts").vaults if v.path == "docs"]
+    assert docs.exclude == ("/api/",) and "api/ (generated HTML)" in docs.why, docs
     write_tree(tmp_path / "saved", {f"articles/{n}.html": doxygen.format(n) for n in "abc"})
     assert not any("generated" in v.why for v in inspect_project(tmp_path / "saved").vaults)
 
