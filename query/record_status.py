@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from vq.core import confined
+from vq.core.filetypes import MARKDOWN_EXTENSIONS, suffix
 from vq.core.inline_markup import is_fence, markdown_text
 from vq.core.settings import Settings
 
@@ -33,7 +34,6 @@ _FIELD = re.compile(r"^[ \t]*(?:[*+-][ \t]+)?(?:\*\*)?status(?:\*\*)?[ \t]*:(?:\
 _ANY_HEADING = re.compile(r"^#{1,6}[ \t]")
 _CLOSED = re.compile(r"\b(?:superseded|deprecated|rejected|reverted|replaced|obsolete|"
                      r"obsoleted|withdrawn|retired|abandoned)\b", re.IGNORECASE)
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 
 
 def closed_status(text: str) -> str:
@@ -71,7 +71,7 @@ def fill(hits: list[Any], settings: Settings) -> None:
     configured is not read)."""
     seen: dict[tuple[str, str], str] = {}
     for hit in hits:
-        if not hit.path.lower().endswith(MARKDOWN_SUFFIXES) or hit.page:
+        if suffix(hit.path) not in MARKDOWN_EXTENSIONS or hit.page:
             continue
         key = (hit.vault, hit.path)
         if key not in seen:
@@ -81,11 +81,8 @@ def fill(hits: list[Any], settings: Settings) -> None:
 
 
 def _status_of(root: str, path: str) -> str:
-    parts = path.split("/")
-    if any(p in ("", ".", "..") for p in parts):
-        return ""
     try:
-        head = confined.read_head(confined.open_beneath(root, parts), HEAD_BYTES)
-    except (OSError, ValueError):
+        head = confined.read_head(confined.open_beneath(root, path.split("/")), HEAD_BYTES)
+    except (OSError, ValueError):  # ValueError: no plain relative path
         return ""  # gone or unreadable: the staleness check says so
     return closed_status(head.decode("utf-8", errors="replace"))
