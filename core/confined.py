@@ -135,6 +135,18 @@ def read_head(fd: int, size: int) -> bytes:
         os.close(fd)
 
 
+def read_ends(fd: int, size: int) -> bytes:
+    """The first and last ``size`` bytes of ``fd`` if it is a regular file, a newline
+    between them (once for a file of at most ``2 * size``); closes ``fd``."""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file")
+        return os.pread(fd, size, 0) + b"\n" + os.pread(fd, size, max(size, info.st_size - size))
+    finally:
+        os.close(fd)
+
+
 def read_regular(fd: int, limit: int) -> bytes:
     """All of ``fd`` if it is a regular file of at most ``limit`` bytes; closes ``fd``.
 

@@ -33,10 +33,9 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import os
 import posixpath
-import stat
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -459,7 +458,8 @@ def _leave_out_generated_html(scan: Scan) -> None:
     reference built from the source's doc comments) is left out: at the top level it
     joins the generated folders; below a docs folder (TypeDoc's ``docs/api/`` beside
     ``docs/*.md``) every vault that walks it excludes it (``Scan.generated_html``)."""
-    ends = functools.cache(lambda rel: _ends(scan.root, rel, copies.END_BYTES))
+    ends = functools.cache(lambda rel: _first_words(scan.root, rel, copies.END_BYTES,
+                                                    confined.read_ends))
     prose_below = {folder for page in scan.pages for folder in folders_of(page)}
     trees: dict[str, list[str]] = {}
     for page in scan.html:
@@ -474,26 +474,6 @@ def _leave_out_generated_html(scan: Scan) -> None:
         else:
             scan.generated.append(tree)
             scan.why[tree] = "generated HTML"
-
-
-def _ends(root: Path, rel: str, size: int) -> str:
-    """The first and last ``size`` bytes of a file as text, read beneath ``root`` without
-    following links; "" when it cannot be read."""
-    try:
-        fd = confined.open_beneath(str(root), rel.split("/"))
-    except (OSError, ValueError):
-        return ""
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return ""
-        head = os.pread(fd, size, 0)
-        tail = os.pread(fd, size, max(size, info.st_size - size))
-    except OSError:
-        return ""
-    finally:
-        os.close(fd)
-    return (head + b"\n" + tail).decode("utf-8", errors="replace")
 
 
 def _root_notes_proposal(scan: Scan, doc_globs: tuple[str, ...], taken: set[str]) -> Proposal:
@@ -589,11 +569,13 @@ def _leave_out_app_folders(plan: Plan) -> None:
         plan.notes.append(f"{app}: left out {'; '.join(left_out)}")
 
 
-def _first_words(root: Path, rel: str, size: int = 4096) -> str:
-    """The first ``size`` bytes of a page as text, read beneath ``root`` without
-    following links; "" when it cannot be read."""
+def _first_words(root: Path, rel: str, size: int = 4096,
+                 read: Callable[[int, int], bytes] = confined.read_head) -> str:
+    """The first ``size`` bytes of a page as text (``read``: which bytes, as
+    ``confined.read_head`` reads them), read beneath ``root`` without following links;
+    "" when it cannot be read."""
     try:
-        return confined.read_head(confined.open_beneath(str(root), rel.split("/")), size) \
+        return read(confined.open_beneath(str(root), rel.split("/")), size) \
             .decode("utf-8", errors="replace")
     except (OSError, ValueError):
         return ""
