@@ -57,11 +57,14 @@ def by_top(pages: Iterable[str], skip: Iterable[str] = ()) -> dict[str, list[str
 
 
 def generated(pages: list[str], read: Read) -> bool:
-    """Most of the folder's sampled pages (two in three, three at least) carry a
-    generator's mark in their first lines."""
+    """Most of the folder's sampled pages carry a generator's mark in their first lines."""
+    return _mostly(pages, lambda page: marked_generated(read(page)[:1024]))
+
+
+def _mostly(pages: list[str], marked: Callable[[str], bool]) -> bool:
+    """Two in three of the folder's first ``SAMPLE`` pages (three at least) are ``marked``."""
     sample = sorted(pages)[:SAMPLE]
-    marked = sum(marked_generated(read(p)[:1024]) for p in sample)
-    return len(sample) >= 3 and 3 * marked >= 2 * len(sample)
+    return len(sample) >= 3 and 3 * sum(map(marked, sample)) >= 2 * len(sample)
 
 
 _HTML_GENERATOR = re.compile(r"<meta\s[^>]*name\s*=\s*[\"']?generator\b|generated (?:by|using)\b"
@@ -70,11 +73,9 @@ END_BYTES = 2048  # of an HTML page's head and of its foot
 
 
 def generated_html(pages: list[str], ends: Read) -> bool:
-    """Most of the folder's sampled HTML pages (two in three, three at least) name a
-    generator in their first or last ``END_BYTES`` (``ends``: both, as text)."""
-    sample = sorted(pages)[:SAMPLE]
-    marked = sum(bool(_HTML_GENERATOR.search(ends(p))) for p in sample)
-    return len(sample) >= 3 and 3 * marked >= 2 * len(sample)
+    """Most of the folder's sampled HTML pages name a generator in their first or last
+    ``END_BYTES`` (``ends``: both, as text)."""
+    return _mostly(pages, lambda page: bool(_HTML_GENERATOR.search(ends(page))))
 
 
 def stubs(pages: list[str], read: Read) -> bool:
