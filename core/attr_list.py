@@ -35,6 +35,7 @@ _LATEX_HEADING = re.compile(r"^\\(?:part|chapter|(?:sub){0,2}section|paragraph)\
 # adornment), a Markdown setext underline or rule. The RST chunker and snippets share it.
 ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
 _EMPTY_ELEMENT = re.compile(r"<([A-Za-z][\w-]*)\b[^<>]*>\s*</\1\s*>")
+_SELF_CLOSING_ANCHOR = re.compile(r"<a\b[^<>]*/>")
 # A self-closing MDX or Vue component, <Badge type="tip" text="^1.0" />: its output is not in
 # the source; it shows its text= attribute (a badge's words), else nothing
 COMPONENT = re.compile(r"<[A-Z][\w.]{0,100}(?:\s[^<>]{0,500})?/>")
@@ -75,6 +76,13 @@ def unescape(text: str) -> str:
 def strip_bold(text: str) -> str:
     """``**Settings**`` -> ``Settings``; ``**kwargs`` and ``__init__`` unchanged."""
     return _BOLD.sub(r"\1", text)
+
+
+def renders_nothing(line: str) -> bool:
+    """True for a line of nothing but empty HTML elements (``<a name="x"></a>``,
+    ``<a id="x"/>``): an anchor for the heading below it, shown as nothing. Laravel's docs put
+    one above every heading, so a section holding only its child's anchor is heading-only."""
+    return bool(line.strip()) and not _SELF_CLOSING_ANCHOR.sub("", _EMPTY_ELEMENT.sub("", line)).strip()
 
 
 def clean_heading(heading: str) -> str:

@@ -34,7 +34,7 @@ from typing import Any
 import yaml
 
 from vq.core import filetypes, yaml_bounds
-from vq.core.attr_list import strip_attr_list
+from vq.core.attr_list import renders_nothing, strip_attr_list
 from vq.core.inline_markup import LINK_DEFINITION
 from vq.indexer.handlers.base import (
     Chunk,
@@ -90,7 +90,7 @@ class Heading:
 class _Section:
     span: Span
     breadcrumb: str
-    heading_only: bool  # nothing but its heading line: merges into the next section
+    heading_only: bool  # nothing but its heading line (and anchors): merges into the next one
 
 
 def markdown_handler(text: str, relpath: str, limits: Limits, title: str = "") -> Document:
@@ -282,15 +282,21 @@ def heading_sections(
 ) -> list[_Section]:
     """Preamble plus one section per heading, each with its breadcrumb."""
     bounds = [h.line for h in headings] + [len(lines)]
-    sections = [_Section((body_start, bounds[0]), title, False)]
+    preamble = lines[body_start : bounds[0]]
+    sections = [_Section((body_start, bounds[0]), title, any(preamble) and _shows_nothing(preamble))]
     stack: list[Heading] = []
     for heading, end in zip(headings, bounds[1:], strict=True):
         while stack and stack[-1].level >= heading.level:
             stack.pop()
         stack.append(heading)
-        only = all(is_blank(line) for line in lines[heading.line + 1 : end])
+        only = _shows_nothing(lines[heading.line + 1 : end])
         sections.append(_Section((heading.line, end), _breadcrumb(title, stack), only))
     return sections
+
+
+def _shows_nothing(lines: Sequence[str]) -> bool:
+    """Blank lines and anchors only (a heading's ``<a name>`` above it): no text of its own."""
+    return all(is_blank(line) or renders_nothing(line) for line in lines)
 
 
 def _breadcrumb(title: str, stack: Sequence[Heading]) -> str:

@@ -314,6 +314,20 @@ def test_a_section_holding_only_a_comment_merges_like_a_heading_only_one() -> No
     assert [(c.start_line, c.end_line, c.breadcrumb) for c in doc.chunks] == [(1, 9, "a > B")]
 
 
+def test_a_section_holding_only_the_next_headings_anchor_merges_into_it() -> None:
+    """Laravel's docs put ``<a name>`` above each heading: "Rate Limiting" held only its
+    child's anchor, and as a chunk of its own (its heading, nothing else) it outranked the
+    child that holds the text for "rate limit a route"."""
+    text = ('<a name="rate-limiting"></a>\n## Rate Limiting\n\n<a name="defining"></a>\n'
+            "### Defining Rate Limiters\n\nLimit the traffic for a route.\n"
+            '<a id="next"/>\n## Next\n\n<a name="x"></a> Words beside an anchor.\n')
+    doc = markdown_handler(text, "routing.md", Limits())
+    assert [(c.start_line, c.end_line, c.breadcrumb) for c in doc.chunks] == [
+        (1, 8, "routing > Rate Limiting > Defining Rate Limiters"),
+        (9, 11, "routing > Next"),  # an anchor beside words is text
+    ]
+
+
 @pytest.mark.parametrize(("front", "context"), [
     ("aliases:\n  - GTD\n  - Getting Things Done\n", "aliases: GTD; Getting Things Done"),
     ("alias: Weekly review\n", "aliases: Weekly review"),
