@@ -82,7 +82,8 @@ def renders_nothing(line: str) -> bool:
     """True for a line of nothing but empty HTML elements (``<a name="x"></a>``,
     ``<a id="x"/>``): an anchor for the heading below it, shown as nothing. Laravel's docs put
     one above every heading, so a section holding only its child's anchor is heading-only."""
-    return bool(line.strip()) and not _SELF_CLOSING_ANCHOR.sub("", _EMPTY_ELEMENT.sub("", line)).strip()
+    rest = _SELF_CLOSING_ANCHOR.sub("", _EMPTY_ELEMENT.sub("", line))
+    return bool(line.strip()) and not rest.strip()
 
 
 def clean_heading(heading: str) -> str:

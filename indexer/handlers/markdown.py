@@ -283,7 +283,8 @@ def heading_sections(
     """Preamble plus one section per heading, each with its breadcrumb."""
     bounds = [h.line for h in headings] + [len(lines)]
     preamble = lines[body_start : bounds[0]]
-    sections = [_Section((body_start, bounds[0]), title, any(preamble) and _shows_nothing(preamble))]
+    anchors_only = any(preamble) and _shows_nothing(preamble)  # merges into the first section
+    sections = [_Section((body_start, bounds[0]), title, anchors_only)]
     stack: list[Heading] = []
     for heading, end in zip(headings, bounds[1:], strict=True):
         while stack and stack[-1].level >= heading.level:
