@@ -115,6 +115,14 @@ _GRAMMARS: dict[str, _Grammar] = {
                        "function_declaration": _F, "init_declaration": _F,
                        "protocol_function_declaration": _F},
                       attached=_SLASH | {"multiline_comment"}),
+    "scala": _Grammar("tree_sitter_scala",
+                      {"class_definition": _C, "object_definition": _C, "trait_definition": _C,
+                       "package_object": _C, "given_definition": _C,
+                       "enum_definition": _C, "function_definition": _F,
+                       "function_declaration": _F},
+                      attached=_SLASH),
+    # Lua: `function M.setup()` and `M.setup = function()` are both definitions
+    "lua": _Grammar("tree_sitter_lua", {"function_declaration": _F, "function_definition": _F}),
     "php": _Grammar("tree_sitter_php",
                     {"class_declaration": _C, "interface_declaration": _C,
                      "trait_declaration": _C, "enum_declaration": _C,
@@ -124,13 +132,15 @@ _GRAMMARS: dict[str, _Grammar] = {
 # a container's body whose items are top-level: C++ and C# namespaces, PHP's namespace {}
 _CONTAINER_BODIES = frozenset({"declaration_list", "compound_statement"})
 _ASSIGNMENTS = frozenset({"lexical_declaration", "variable_declaration", "field_definition",
-                          "public_field_definition"})
+                          "public_field_definition", "assignment_statement"})
+# Lua's table fields and methods, `finders.new_table` and `Picker:find`: a symbol path
+_LUA_INDEX = frozenset({"dot_index_expression", "method_index_expression"})
 _BODY_REQUIRED = frozenset({"struct_specifier", "union_specifier", "enum_specifier",
                             "class_specifier"})
 _MAX_SIGNATURE = 200
 _MAX_DOC = 300
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
-_COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/|//[/!]?|#+|\*|--)?\s?|\s*\*/\s*$")
+_COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/|//[/!]?|#+|\*|---?)?\s?|\s*\*/\s*$")
 _STRING_QUOTES = re.compile(r"^[rRbBuUfF]*(\"\"\"|'''|\"|')|(\"\"\"|'''|\"|')$")
 
 
@@ -435,11 +445,11 @@ class _Tiler:
             return _split(self._text(node.child_by_field_name("type")))[-1:]
         if node.type == "type_declaration":
             return _split(self._text(_type_specs(node)[0].child_by_field_name("name")))
-        if node.type in _ASSIGNMENTS:
-            target = _assigned_target(node)
-            return _split(self._text(target))
-        named = node.child_by_field_name("name")
-        if named is not None:
+        named = _assigned_target(node) if node.type in _ASSIGNMENTS else \
+            node.child_by_field_name("name")
+        if named is not None and named.type in _LUA_INDEX:
+            return tuple(p for p in re.split(r"[.:]", self._text(named)) if p)
+        if named is not None or node.type in _ASSIGNMENTS:
             return _split(self._text(named))
         return _split(self._text(_declarator_name(node.child_by_field_name("declarator"))))
 
@@ -502,6 +512,8 @@ def _assigned_value(node: Node) -> Node | None:
     ``const Button = forwardRef((props, ref) => ...)`` define functions too."""
     if node.type in ("field_definition", "public_field_definition"):
         value = node.child_by_field_name("value")
+    elif (lua := _lua_assignment(node)) is not None:
+        value = lua[1]
     else:
         declarator = _declarator(node)
         value = declarator.child_by_field_name("value") if declarator is not None else None
@@ -523,8 +535,23 @@ def _assigned_value(node: Node) -> Node | None:
 def _assigned_target(node: Node) -> Node | None:
     if node.type in ("field_definition", "public_field_definition"):
         return node.child_by_field_name("property") or node.child_by_field_name("name")
+    lua = _lua_assignment(node)
+    if lua is not None:
+        return lua[0]
     declarator = _declarator(node)
     return declarator.child_by_field_name("name") if declarator is not None else None
+
+
+def _lua_assignment(node: Node) -> tuple[Node, Node] | None:
+    """Lua's ``name = value`` with one name and one value (``local f = function()`` wraps
+    it in a ``variable_declaration``): (name, value), else None."""
+    if node.type == "variable_declaration":
+        node = next((c for c in node.named_children if c.type == "assignment_statement"), node)
+    if node.type != "assignment_statement":
+        return None
+    lists: dict[str, list[Node]] = {c.type: c.named_children for c in node.named_children}
+    names, values = lists.get("variable_list", []), lists.get("expression_list", [])
+    return (names[0], values[0]) if len(names) == 1 and len(values) == 1 else None
 
 
 def _declarator(node: Node) -> Node | None:

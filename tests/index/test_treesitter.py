@@ -270,6 +270,50 @@ SAMPLES: dict[str, tuple[str, list[Row]]] = {
         func helper() -> Int { 1 }
         ''', [(1, 1, "", ""), (3, 6, "Shape", "class"), (8, 16, "Circle", "class"),
               (18, 18, "helper", "function")]),
+    "picker.lua": ('''\
+        local util = require("telescope.utils")
+
+        local Picker = {}
+
+        --- Opens the picker for the user.
+        ---@param opts table
+        function Picker:find(opts)
+          return util.open(self, opts)
+        end
+
+        local function clamp(n) return math.max(n, 0) end
+
+        Picker.close = function(status)
+          status.closed = true
+        end
+
+        return Picker
+        ''', [(1, 3, "", ""), (5, 9, "Picker.find", "method"), (11, 11, "clamp", "function"),
+              (13, 15, "Picker.close", "method"), (17, 17, "", "")]),
+    "Path.scala": ('''\
+        package os
+
+        import java.nio.file.Paths
+
+        /** A path on the filesystem. */
+        trait BasePath {
+          def last: String
+        }
+
+        object Path {
+          // Parses a string.
+          def apply(s: String): Path = {
+            new Path(Paths.get(s))
+          }
+        }
+
+        case class Point(x: Int, y: Int)
+
+        package object watch {
+          def watch(roots: Seq[Path]): Unit = ()
+        }
+        ''', [(1, 3, "", ""), (5, 8, "BasePath", "class"), (10, 15, "Path", "class"),
+              (17, 17, "Point", "class"), (19, 21, "watch", "class")]),
     "ProcessPodcast.php": ('''\
         <?php
 
@@ -319,7 +363,7 @@ def test_definitions_and_exact_line_ranges_per_language(path: str) -> None:
 
 @pytest.mark.parametrize("name", ["python", "javascript", "typescript", "tsx", "go", "rust",
                                   "java", "c", "cpp", "csharp", "kotlin", "php", "ruby",
-                                  "shell", "swift"])
+                                  "shell", "swift", "scala", "lua"])
 def test_every_listed_grammar_is_installed(name: str) -> None:
     assert treesitter.available(name)
 
@@ -334,6 +378,17 @@ def test_context_carries_kind_symbol_signature_and_docstring() -> None:
     assert [(c.start_line, c.end_line) for c in pieces] == [(6, 6), (7, 7), (8, 8)]
     assert pieces[2].context == ("function distance: def distance(a, b)\n"
                                  "Straight-line distance between two points.")
+
+
+def test_lua_doc_comments_and_table_functions_read_as_a_code_tool_reads_them() -> None:
+    """LuaDoc writes ``---`` (a doc without its third dash read "- Opens ..."), and a
+    method's name ``Picker:find`` or a field ``Picker.close = function`` is a symbol path."""
+    _, document = chunk("picker.lua", Limits(max_chars=40, min_chars=10))
+    body = [c for c in document.chunks if c.symbol == "Picker.find"][-1]  # below the doc
+    assert body.context == ("method Picker.find: function Picker:find(opts)\n"
+                            "Opens the picker for the user. @param opts table")
+    close = next(c for c in document.chunks if c.symbol == "Picker.close")
+    assert close.context == "method Picker.close: Picker.close = function(status)"
 
 
 def test_embed_text_has_the_context_and_body_start_points_at_the_lines(tmp_path) -> None:
@@ -359,6 +414,8 @@ def test_embed_text_has_the_context_and_body_start_points_at_the_lines(tmp_path)
                    (8, 10, "Buffer.readByte", "method"), (11, 12, "Buffer.readByte", "method")]),
     ("Shapes.swift", [(8, 10, "Circle", "class"), (11, 11, "Circle.init", "method"),
                       (12, 13, "Circle.area", "method"), (14, 16, "Circle.area", "method")]),
+    ("Path.scala", [(10, 10, "Path", "class"), (11, 12, "Path.apply", "method"),
+                    (13, 15, "Path.apply", "method")]),
     ("ProcessPodcast.php", [(7, 10, "ProcessPodcast", "class"), (11, 13, "ProcessPodcast", "class"),
                             (15, 17, "ProcessPodcast.handle", "method"),
                             (18, 19, "ProcessPodcast.handle", "method"),
