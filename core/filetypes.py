@@ -39,6 +39,8 @@ _CODE_EXTENSIONS = (
     ("swift", ".swift"),
     ("scala", ".scala"),
     ("lua", ".lua"),
+    ("vue", ".vue"),  # single-file components: the script parsed, the markup kept
+    ("svelte", ".svelte"),
     ("sql", ".sql"),
     ("r", ".r"),
     ("perl", ".pl"),
@@ -85,7 +87,8 @@ HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
 # decision records' headers, dates written as numbers, link definitions blanked;
 # markdown 5: <script> and <style> blocks blanked; code 1: C#, PHP, Kotlin and Swift parsed
 # by tree-sitter (methods, delegates and namespace blocks were the regex chunker's lines),
-# and a file mostly of syntax errors chunked by the patterns.
+# and a file mostly of syntax errors chunked by the patterns; markdown 6: a section of
+# nothing but its child's anchor merges into it; code 2: Lua and Scala parsed by tree-sitter.
 READER_REVISIONS: dict[str, int] = {"markdown": 6, "org": 2, "asciidoc": 2, "code": 2}
 # Which reader reads what, as one number: a no-op build's record holds it, so the first
 # build after an upgrade that changed it reconciles in full and re-reads those files.

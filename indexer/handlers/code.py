@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from vq.core.filetypes import language_for
-from vq.indexer.handlers import treesitter
+from vq.indexer.handlers import components, treesitter
 from vq.indexer.handlers.base import (
     Chunk,
     Document,
@@ -200,7 +200,10 @@ def code_handler(text: str, relpath: str, limits: Limits) -> Document:
     lines = split_lines(text)
     language = language_for(relpath)
     grammar = treesitter.grammar_name(relpath, language)
-    found = treesitter.definitions(lines, grammar, limits) if language else None
+    if language in components.LANGUAGES:
+        found: list[treesitter.Definition] | None = components.definitions(lines, limits)
+    else:
+        found = treesitter.definitions(lines, grammar, limits) if language else None
     if found is None:
         blocks = _regex_blocks(lines, language, limits)
     else:

@@ -1,0 +1,79 @@
+"""Single-file components (Vue's ``.vue``, Svelte's ``.svelte``): script, markup and styles.
+
+A component file is HTML-shaped, so no code grammar reads it whole, and without this
+module a front-end project's components were no code at all. Its ``<script>`` block
+is JavaScript, or TypeScript where its ``lang`` says so: it is parsed by that grammar
+(``treesitter.definitions`` over the block's lines), so ``const open = computed(() =>
+…)`` and ``function onKeydown()`` are definitions with exact lines as in a ``.ts``
+file. The rest (Vue's ``<template>`` and ``<style>``, Svelte's top-level markup) is
+cut at each top-level block's opening tag into symbol-less blocks that the code
+handler cuts by lines where they are long. A script the grammar cannot read stays
+with the markup around it; every line is in exactly one tile, as ``definitions``
+promises.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from vq.indexer.handlers import treesitter
+from vq.indexer.handlers.base import Limits
+from vq.indexer.handlers.treesitter import Definition
+
+LANGUAGES = frozenset({"vue", "svelte"})
+# a top-level block's opening tag, at column 0 as both frameworks' tooling writes it
+_OPEN = re.compile(r"<(script|template|style)\b([^>]*)>", re.IGNORECASE)
+_CLOSE_SCRIPT = re.compile(r"</script\s*>", re.IGNORECASE)
+_TYPESCRIPT = re.compile(r"""\blang\s*=\s*["']?(?:ts|typescript|tsx)\b""", re.IGNORECASE)
+
+
+def definitions(lines: Sequence[str], limits: Limits) -> list[Definition]:
+    """Tiles of a component file: its script's definitions and its other blocks."""
+    tiles: list[Definition] = []
+    cursor = row = 0
+    while row < len(lines):
+        opened = _OPEN.match(lines[row])
+        close = _script_end(lines, row) if opened and opened[1].lower() == "script" else None
+        if opened is None or close is None:
+            row += 1
+            continue
+        grammar = "typescript" if _TYPESCRIPT.search(opened[2]) else "javascript"
+        found = treesitter.definitions(lines[row + 1 : close], grammar, limits)
+        if found:
+            before = _markup(lines, cursor, row + 1) if cursor < row else []
+            tiles += before  # the opening tag ends the markup above it, if there is some
+            tiles += _shifted(found, row + 1, row + 1 if before else row, close)
+            cursor = close + 1
+        row = close + 1
+    return tiles + _markup(lines, cursor, len(lines))
+
+
+def _script_end(lines: Sequence[str], row: int) -> int | None:
+    """The line of the ``</script>`` closing the block opened at ``row``, when the block
+    has lines of its own between them (a one-line script stays with the markup)."""
+    if _CLOSE_SCRIPT.search(lines[row]):
+        return None
+    close = next((n for n in range(row + 1, len(lines)) if _CLOSE_SCRIPT.search(lines[n])), None)
+    return close if close is not None and close > row + 1 else None
+
+
+def _shifted(found: Sequence[Definition], offset: int, first: int, closing: int
+             ) -> list[Definition]:
+    """The script's tiles moved down by ``offset`` lines into the file's, from ``first``
+    (the opening tag's line where no markup comes before it) to the closing tag's line."""
+    out = [replace(d, span=(d.span[0] + offset, d.span[1] + offset), head=d.head + offset)
+           for d in found]
+    out[0] = replace(out[0], span=(first, out[0].span[1]))
+    out[-1] = replace(out[-1], span=(out[-1].span[0], closing + 1))
+    return out
+
+
+def _markup(lines: Sequence[str], start: int, end: int) -> list[Definition]:
+    """``[start, end)`` cut at each top-level block's opening tag (not at its last line,
+    a script's tag that stays with what comes before): symbol-less tiles."""
+    cuts = [n for n in range(start + 1, end - 1) if _OPEN.match(lines[n])]
+    bounds = [start, *cuts, end]
+    return [Definition((a, b), a) for a, b in itertools.pairwise(bounds) if a < b]

@@ -1,0 +1,108 @@
+"""Vue and Svelte single-file components: the script's definitions, the markup's blocks."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.index.test_chunk_properties import assert_invariants
+from vq.core.filetypes import handler_name, language_for
+from vq.indexer.handlers import Limits
+from vq.indexer.handlers.code import code_handler
+
+TOGGLE = textwrap.dedent("""\
+    <script setup lang="ts">
+    import { computed } from 'vue'
+
+    const props = defineProps<{ open: boolean }>()
+
+    const label = computed(() => props.open ? 'Close' : 'Open')
+
+    function toggle(): void {
+      emit('toggle')
+    }
+    </script>
+
+    <template>
+      <button class="toggle" @click="toggle">{{ label }}</button>
+    </template>
+
+    <style scoped>
+    .toggle { color: var(--vp-c-brand); }
+    </style>
+    """)
+SMALL = Limits(max_chars=120, min_chars=10)  # no merging: each block stands alone
+
+
+def rows(text: str, path: str, limits: Limits = SMALL) -> list[tuple[int, int, str, str]]:
+    document = code_handler(text, path, limits)
+    assert_invariants(text, document)
+    return [(c.start_line, c.end_line, c.symbol, c.symbol_kind) for c in document.chunks]
+
+
+def test_component_files_are_code_of_their_own_language() -> None:
+    assert (handler_name("src/Toggle.vue"), language_for("src/Toggle.vue")) == ("code", "vue")
+    assert language_for("routes/+page.svelte") == "svelte"
+
+
+def test_a_vue_script_is_parsed_as_typescript_and_the_markup_kept_in_blocks() -> None:
+    """Before, a ``.vue`` file was not indexed at all; now ``computed`` and ``function``
+    definitions have exact lines, and the template and style are blocks of their own."""
+    assert rows(TOGGLE, "Toggle.vue") == [
+        (1, 4, "", ""),  # the opening tag and imports
+        (6, 6, "label", "function"),  # computed(() => ...) is seen through the call
+        (8, 11, "toggle", "function"),  # the closing tag joins the script's last block
+        (13, 15, "", ""),
+        (17, 19, "", ""),
+    ]
+    document = code_handler(TOGGLE, "Toggle.vue", SMALL)
+    assert document.language == "vue"
+    assert document.chunks[2].context == "function toggle: function toggle(): void"
+
+
+def test_a_svelte_script_without_lang_is_javascript_and_its_markup_follows() -> None:
+    text = textwrap.dedent("""\
+        <script>
+        \texport let data;
+
+        \tfunction follow(username) {
+        \t\treturn fetch(`/profile/${username}/follow`, { method: 'POST' });
+        \t}
+        </script>
+
+        <svelte:head><title>Profile</title></svelte:head>
+
+        <div class="profile-page">
+        \t<button on:click={() => follow(data.profile.username)}>Follow</button>
+        </div>
+        """)
+    assert rows(text, "routes/profile/+page.svelte") == [
+        (1, 2, "", ""), (4, 7, "follow", "function"), (9, 9, "", ""), (11, 13, "", "")]
+
+
+@pytest.mark.parametrize("text", [
+    "<template><p>one line</p></template>\n",  # no script at all
+    "<script>export default {}</script>\n<template>\n  <p/>\n</template>\n",  # one-line script
+    "<script>\nconst a = (\n</script>\n<template>\n<p/>\n</template>\n",  # a script it cannot read
+    "<script setup>\nfunction f() {}\n",  # never closed
+    "",
+])
+def test_odd_components_keep_every_line_in_symbol_less_blocks(text: str) -> None:
+    got = rows(text, "Odd.vue")
+    assert all(symbol == "" for _, _, symbol, _ in got)
+
+
+@pytest.mark.model
+def test_a_component_function_is_found_by_what_it_does(tmp_path, build, cli) -> None:
+    """The real model and store: a question about what a component's script does lands
+    on that function, with its lines; a question about what it shows, on its markup."""
+    from tests.conftest import build_and_search
+
+    other = ("<template>\n  <time>{{ stamp }}</time>\n</template>\n\n"
+             "<script setup>\nfunction formatDate(d) {\n  return d.toISOString()\n}\n</script>\n")
+    hits = build_and_search(tmp_path, build, cli, {"Toggle.vue": TOGGLE, "Other.vue": other},
+                            "code", "format a date as an ISO string", "-n", "3")
+    assert (hits[0]["path"], hits[0].get("symbol"), hits[0]["start_line"]) == \
+        ("Other.vue", "formatDate", 6)  # the <script> tag ends the template's block
+    assert hits[0]["language"] == "vue"
