@@ -39,6 +39,7 @@ _CODE_EXTENSIONS = (
     ("swift", ".swift"),
     ("scala", ".scala"),
     ("lua", ".lua"),
+    ("hcl", ".tf .tfvars .hcl"),  # Terraform, Packer, Nomad
     ("vue", ".vue"),  # single-file components: the script parsed, the markup kept
     ("svelte", ".svelte"),
     ("sql", ".sql"),
@@ -57,7 +58,8 @@ LANGUAGES = frozenset(LANGUAGE_BY_EXTENSION.values()) | frozenset(LANGUAGE_BY_FI
 # Names people type for a language that neither an extension nor spelling leads to.
 LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
                     "node": "javascript", "nodejs": "javascript", "bash": "shell",
-                    "emacs-lisp": "elisp", "common-lisp": "lisp", "racket": "scheme"}
+                    "emacs-lisp": "elisp", "common-lisp": "lisp", "racket": "scheme",
+                    "terraform": "hcl", "tf": "hcl"}
 
 # Handlers that take the file's bytes, not decoded text: their format says how to decode.
 BINARY_HANDLERS = frozenset({"pdf", "html", "notebook", "canvas", "docx"})

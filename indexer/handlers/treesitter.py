@@ -123,6 +123,9 @@ _GRAMMARS: dict[str, _Grammar] = {
                       attached=_SLASH),
     # Lua: `function M.setup()` and `M.setup = function()` are both definitions
     "lua": _Grammar("tree_sitter_lua", {"function_declaration": _F, "function_definition": _F}),
+    # Terraform and other HCL: each block (resource, variable, module, ...) is a definition
+    "hcl": _Grammar("tree_sitter_hcl", {"block": "block"}, containers=frozenset({"body"}),
+                    bodies=frozenset({"body"})),
     "php": _Grammar("tree_sitter_php",
                     {"class_declaration": _C, "interface_declaration": _C,
                      "trait_declaration": _C, "enum_declaration": _C,
@@ -445,6 +448,9 @@ class _Tiler:
             return _split(self._text(node.child_by_field_name("type")))[-1:]
         if node.type == "type_declaration":
             return _split(self._text(_type_specs(node)[0].child_by_field_name("name")))
+        if node.type == "block":  # HCL: only its grammar names a definition "block"
+            return _hcl_address([self._text(c) for c in node.named_children
+                                 if c.type in ("identifier", "string_lit")])
         named = _assigned_target(node) if node.type in _ASSIGNMENTS else \
             node.child_by_field_name("name")
         if named is not None and named.type in _LUA_INDEX:
@@ -457,6 +463,8 @@ class _Tiler:
         """The definition's header up to its body, on one line (decorators left out)."""
         start = node.start_byte if item.type == "decorated_definition" else item.start_byte
         end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
+        opener = next((c for c in node.children if c.type == "block_start"), None)  # HCL's {
+        end = opener.start_byte if opener is not None else end
         text = self.source[start:end].decode("utf-8", "replace")
         if body is None:
             text = text.split("\n", 1)[0]
@@ -587,6 +595,15 @@ def _split(name: str) -> tuple[str, ...]:
         text = _TEMPLATE_ARGS.sub("", text)
     parts = (" ".join(p.strip("\"'`").split()) for p in text.split("::"))
     return tuple(p.replace(".", "_") for p in parts if p)
+
+
+def _hcl_address(words: Sequence[str]) -> tuple[str, ...]:
+    """A block's type and labels as Terraform addresses it: ``resource "aws_instance"
+    "web"`` -> ``aws_instance.web``, ``variable "region"`` -> ``var.region``,
+    ``module "vpc"`` -> ``module.vpc``, ``locals`` -> ``locals``."""
+    kind, labels = words[0], [w.strip('"').replace(".", "_") for w in words[1:]]
+    prefix = {"resource": (), "variable": ("var",)}.get(kind, (kind,))
+    return tuple(p for p in (*prefix, *labels) if p)
 
 
 def _paragraph(text: str) -> str:

@@ -314,6 +314,27 @@ SAMPLES: dict[str, tuple[str, list[Row]]] = {
         }
         ''', [(1, 3, "", ""), (5, 8, "BasePath", "class"), (10, 15, "Path", "class"),
               (17, 17, "Point", "class"), (19, 21, "watch", "class")]),
+    "main.tf": ('''\
+        /**
+        * ## Module: aws::rds_instance
+        */
+        variable "instance_class" {
+          type        = string
+          description = "The instance type of the RDS instance."
+        }
+
+        resource "aws_db_instance" "db" { # one per environment
+          instance_class = var.instance_class
+          lifecycle {
+            prevent_destroy = true
+          }
+        }
+
+        output "endpoint" {
+          value = aws_db_instance.db.endpoint
+        }
+        ''', [(1, 7, "var.instance_class", "block"), (9, 14, "aws_db_instance.db", "block"),
+              (16, 18, "output.endpoint", "block")]),
     "ProcessPodcast.php": ('''\
         <?php
 
@@ -363,7 +384,7 @@ def test_definitions_and_exact_line_ranges_per_language(path: str) -> None:
 
 @pytest.mark.parametrize("name", ["python", "javascript", "typescript", "tsx", "go", "rust",
                                   "java", "c", "cpp", "csharp", "kotlin", "php", "ruby",
-                                  "shell", "swift", "scala", "lua"])
+                                  "shell", "swift", "scala", "lua", "hcl"])
 def test_every_listed_grammar_is_installed(name: str) -> None:
     assert treesitter.available(name)
 
@@ -389,6 +410,19 @@ def test_lua_doc_comments_and_table_functions_read_as_a_code_tool_reads_them() -
                             "Opens the picker for the user. @param opts table")
     close = next(c for c in document.chunks if c.symbol == "Picker.close")
     assert close.context == "method Picker.close: Picker.close = function(status)"
+
+
+def test_terraform_blocks_are_named_by_their_addresses() -> None:
+    """A resource is ``type.name`` as Terraform addresses it, a variable ``var.name``; the
+    signature stops at the block's brace, before a comment on its line."""
+    _, document = chunk("main.tf")
+    resource = next(c for c in document.chunks if c.symbol == "aws_db_instance.db")
+    assert resource.context == 'block aws_db_instance.db: resource "aws_db_instance" "db"'
+    assert code_handler("", "prod.tfvars", DEFAULT).language == "hcl"
+    _, small = chunk("main.tf", Limits(max_chars=70, min_chars=10))  # cut at inner blocks
+    assert [r for r in rows(small) if r[2].startswith("aws_db_instance")] == [
+        (9, 9, "aws_db_instance.db", "block"), (10, 10, "aws_db_instance.db", "block"),
+        (11, 14, "aws_db_instance.db.lifecycle", "block")]
 
 
 def test_embed_text_has_the_context_and_body_start_points_at_the_lines(tmp_path) -> None:
