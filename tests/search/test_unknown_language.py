@@ -12,6 +12,7 @@ from vq.core.filetypes import LANGUAGES, closest_language
 @pytest.mark.parametrize(("typed", "meant"), [
     ("py", "python"), (".rs", "rust"), ("js", "javascript"), ("golang", "go"),
     ("pyhton", "python"), ("Python", "python"), ("typescrpt", "typescript"),
+    ("terraform", "hcl"), ("tf", "hcl"),
 ])
 def test_the_closest_known_language(typed, meant):
     assert closest_language(typed) == meant
