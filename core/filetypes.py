@@ -40,6 +40,14 @@ _CODE_EXTENSIONS = (
     ("scala", ".scala"),
     ("lua", ".lua"),
     ("hcl", ".tf .tfvars .hcl"),  # Terraform, Packer, Nomad
+    ("protobuf", ".proto"),
+    ("graphql", ".graphql .gql"),
+    # templates: the pages a web app renders, chunked by lines (Jinja's macros named)
+    ("erb", ".erb"),
+    ("ejs", ".ejs"),
+    ("handlebars", ".hbs .handlebars .mustache"),
+    ("jinja", ".jinja .jinja2 .j2 .njk .twig"),
+    ("liquid", ".liquid"),
     ("vue", ".vue"),  # single-file components: the script parsed, the markup kept
     ("svelte", ".svelte"),
     ("sql", ".sql"),
@@ -59,7 +67,8 @@ LANGUAGES = frozenset(LANGUAGE_BY_EXTENSION.values()) | frozenset(LANGUAGE_BY_FI
 LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
                     "node": "javascript", "nodejs": "javascript", "bash": "shell",
                     "emacs-lisp": "elisp", "common-lisp": "lisp", "racket": "scheme",
-                    "terraform": "hcl", "tf": "hcl"}
+                    "terraform": "hcl", "tf": "hcl", "proto": "protobuf", "gql": "graphql",
+                    "twig": "jinja", "nunjucks": "jinja", "mustache": "handlebars"}
 
 # Handlers that take the file's bytes, not decoded text: their format says how to decode.
 BINARY_HANDLERS = frozenset({"pdf", "html", "notebook", "canvas", "docx"})

@@ -127,6 +127,11 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
      + _LISP_NAME),
     ("lisp", "", r"^\((?:defvar|defparameter|defconstant)\s+" + _LISP_NAME),
     ("scheme", "function", r"^\(define(?:-syntax|-record-type)?\s+\(?" + _LISP_NAME),
+    ("protobuf", "class", r"^(?:message|service|enum)\s+(?P<name>\w+)"),
+    ("graphql", "class", r"^(?:extend\s+)?(?:type|input|interface|enum|union|scalar)\s+"
+     r"(?P<name>\w+)"),
+    ("graphql", "function", r"^(?:query|mutation|subscription|fragment)\s+(?P<name>\w+)"),
+    ("jinja", "function", r"^\{%-?\s*macro\s+(?P<name>\w+)"),  # Jinja, Nunjucks, Twig
     ("make", "", r"^(?P<name>[\w%$()/-][\w.%$()/-]*)\s*::?(?!=)"),
     ("dockerfile", "", r"^from\s+(?:--\S+\s+)*(?P<image>\S+)(?:\s+as\s+(?P<name>\S+))?"),
 )
@@ -153,6 +158,9 @@ _ATTACHED: dict[str, tuple[str, str]] = {
     "sql": (r"^--", ""),
     "r": (_HASH, ""),
     "perl": (_HASH, ""),
+    "protobuf": (r"^//", ""),
+    "graphql": (_HASH, ""),
+    "jinja": (r"^\{#", ""),
     "make": (_HASH, ""),
     "dockerfile": (_HASH, ""),
     "elisp": (r"^;", ""),

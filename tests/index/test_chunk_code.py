@@ -213,6 +213,27 @@ def test_lisp_definitions_are_forms_at_column_zero() -> None:
     assert language_for("kernel.cl") == ""  # OpenCL as often as Common Lisp
 
 
+@pytest.mark.parametrize(("path", "text", "expected"), [
+    ("api/billing.proto", 'syntax = "proto3";\n\n// An invoice.\nmessage Invoice {\n  string id = 1;\n}'
+     "\n\nservice Billing {\n  rpc Send(Invoice) returns (Receipt);\n}\n",
+     [(1, 1, "", ""), (3, 6, "Invoice", "class"), (8, 10, "Billing", "class")]),
+    ("schema.graphql", "# A user.\ntype User {\n  id: ID!\n}\n\nextend type Query {\n  me: User\n}"
+     "\n\nquery CurrentUser {\n  me { id }\n}\n",
+     [(1, 4, "User", "class"), (6, 8, "Query", "class"), (10, 12, "CurrentUser", "function")]),
+    ("templates/forms.j2", "{# A field and its errors. #}\n{% macro field(f) %}\n  {{ f() }}\n"
+     "{% endmacro %}\n", [(1, 4, "field", "function")]),
+    ("app/views/users/new.html.erb", "<%= form_for @user do |f| %>\n  <%= f.text_field :name %>\n"
+     "<% end %>\n", [(1, 3, "", "")]),
+])
+def test_schemas_and_templates_are_code(path: str, text: str, expected: list) -> None:
+    """Protobuf and GraphQL schemas name their types; templates (ERB, EJS, Handlebars,
+    Jinja, Liquid) were not read at all, and are now code cut by lines."""
+    document = code_handler(text, path, Limits(max_chars=80, min_chars=5))
+    assert [(c.start_line, c.end_line, c.symbol, c.symbol_kind) for c in document.chunks] \
+        == expected
+    assert handler_for(path)[0] == "code"
+
+
 def test_tiny_symbol_less_blocks_merge() -> None:
     text = 'import x from "x";\n\nexport default function () {\n  return x;\n}\n'
     assert rows(code_handler(text, "web/index.js", Limits())) == [(1, 5, "", "", "web/index.js")]
