@@ -214,8 +214,8 @@ def test_lisp_definitions_are_forms_at_column_zero() -> None:
 
 
 @pytest.mark.parametrize(("path", "text", "expected"), [
-    ("api/billing.proto", 'syntax = "proto3";\n\n// An invoice.\nmessage Invoice {\n  string id = 1;\n}'
-     "\n\nservice Billing {\n  rpc Send(Invoice) returns (Receipt);\n}\n",
+    ("api/billing.proto", 'syntax = "proto3";\n\n// An invoice.\nmessage Invoice {\n'
+     "  string id = 1;\n}\n\nservice Billing {\n  rpc Send(Invoice) returns (Receipt);\n}\n",
      [(1, 1, "", ""), (3, 6, "Invoice", "class"), (8, 10, "Billing", "class")]),
     ("schema.graphql", "# A user.\ntype User {\n  id: ID!\n}\n\nextend type Query {\n  me: User\n}"
      "\n\nquery CurrentUser {\n  me { id }\n}\n",
