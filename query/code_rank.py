@@ -81,9 +81,11 @@ def symbol_terms(query: str) -> list[str]:
 
 def _identifier_like(term: str) -> bool:
     """snake_case, dotted, camelCase, CONSTANT, or kebab-case: a prose word with a hyphen
-    (``built-in``) only matches a definition of that name, which only Lisp or CSS has."""
+    (``built-in``) only matches a definition of that name, which only Lisp or CSS has. A
+    CONSTANT has four letters or more: a shorter one (``DNS``, ``JWT``) is an acronym in
+    prose (docs/decisions.md#short-acronyms)."""
     return ("_" in term or "." in term or "-" in term
-            or term != term.lower() and term != term.capitalize()
+            or term != term.lower() and term != term.capitalize() and not term.isupper()
             or term.isupper() and len(term) > 3)
 
 

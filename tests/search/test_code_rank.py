@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from vq.query import code_rank
 
 
@@ -148,3 +150,18 @@ def test_a_chunk_holding_the_identifier_as_written_counts_double():
     assert table["h"]["_signals"]["code"] == {"holds": code_rank.DEFINES}
     assert code_rank.literal_patterns(["validators.validates", "parseConfig"])[0].pattern \
         .endswith("parseConfig(?![\\w$])")  # dotted names are the definition rule's
+
+
+@pytest.mark.parametrize(("query", "terms"), [
+    ("DNS records for the load balancer", []),  # an acronym in prose: no literal prior
+    ("sign a JWT with the AWS key", []),
+    ("send a body with a DELETE request", ["DELETE"]),  # four letters or more: a CONSTANT
+    ("retry up to MAX_RETRIES times", ["MAX_RETRIES"]),
+    ("where is parseConfig called", ["parseConfig"]),
+    ("load the AWSConfig", ["AWSConfig"]),
+    ("JWT", ["JWT"]),  # a one-word query names what it asks for
+])
+def test_short_capitals_in_prose_are_acronyms_not_identifiers(query, terms) -> None:
+    """govuk-aws: "DNS" doubled every Terraform block whose description said "DNS"
+    (docs/decisions.md#short-acronyms)."""
+    assert code_rank.symbol_terms(query) == terms
