@@ -408,7 +408,7 @@ def _code_proposal(scan: Scan, prose: list[str], doc_globs: tuple[str, ...], tak
         if top not in prose and top not in scan.generated:
             languages.update(f.code)
     top3 = ", ".join(f"{lang} {n}" for lang, n in languages.most_common(3))
-    more = f", {len(languages) - 3} more languages" if len(languages) > 3 else ""
+    more = f", {_n(len(languages) - 3, 'more language')}" if len(languages) > 3 else ""
     parts = [f"source: {_n(sum(languages.values()), 'code file')} ({top3}{more})",
              "honours .gitignore"]
     if scan.vendored:
