@@ -209,7 +209,8 @@ def code_handler(text: str, relpath: str, limits: Limits) -> Document:
     language = language_for(relpath)
     grammar = treesitter.grammar_name(relpath, language)
     if language in components.LANGUAGES:
-        found: list[treesitter.Definition] | None = components.definitions(lines, limits)
+        found: list[treesitter.Definition] | None = components.definitions(lines, limits,
+                                                                          language)
     else:
         found = treesitter.definitions(lines, grammar, limits) if language else None
     if found is None:

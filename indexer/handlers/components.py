@@ -5,7 +5,9 @@ module a front-end project's components were no code at all. Its ``<script>`` bl
 is JavaScript, or TypeScript where its ``lang`` says so: it is parsed by that grammar
 (``treesitter.definitions`` over the block's lines), so ``const open = computed(() =>
 …)`` and ``function onKeydown()`` are definitions with exact lines as in a ``.ts``
-file. The rest (Vue's ``<template>`` and ``<style>``, Svelte's top-level markup) is
+file. A Vue script that is an options object (``export default { methods: { save() {}
+} }``, Vue 2's way) is read through, so its options and methods are definitions too. The
+rest (Vue's ``<template>`` and ``<style>``, Svelte's top-level markup) is
 cut at each top-level block's opening tag into symbol-less blocks that the code
 handler cuts by lines where they are long. A script the grammar cannot read stays
 with the markup around it; every line is in exactly one tile, as ``definitions``
@@ -30,8 +32,11 @@ _CLOSE_SCRIPT = re.compile(r"</script\s*>", re.IGNORECASE)
 _TYPESCRIPT = re.compile(r"""\blang\s*=\s*["']?(?:ts|typescript|tsx)\b""", re.IGNORECASE)
 
 
-def definitions(lines: Sequence[str], limits: Limits) -> list[Definition]:
-    """Tiles of a component file: its script's definitions and its other blocks."""
+def definitions(lines: Sequence[str], limits: Limits, language: str = "vue"
+                ) -> list[Definition]:
+    """Tiles of a component file: its script's definitions and its other blocks. A Vue
+    script may be an options object, whose options and methods are definitions too."""
+    dialect = "vue-" if language == "vue" else ""
     tiles: list[Definition] = []
     cursor = row = 0
     while row < len(lines):
@@ -41,14 +46,36 @@ def definitions(lines: Sequence[str], limits: Limits) -> list[Definition]:
             row += 1
             continue
         grammar = "typescript" if _TYPESCRIPT.search(opened[2]) else "javascript"
-        found = treesitter.definitions(lines[row + 1 : close], grammar, limits)
+        found = treesitter.definitions(lines[row + 1 : close], f"{dialect}{grammar}", limits)
         if found:
+            found = _headers_join(lines[row + 1 : close], found, limits)
             before = _markup(lines, cursor, row + 1) if cursor < row else []
             tiles += before  # the opening tag ends the markup above it, if there is some
             tiles += _shifted(found, row + 1, row + 1 if before else row, close)
             cursor = close + 1
         row = close + 1
     return tiles + _markup(lines, cursor, len(lines))
+
+
+def _headers_join(lines: Sequence[str], found: list[Definition], limits: Limits
+                  ) -> list[Definition]:
+    """A small block between definitions that opens a group (``computed: {``, ``},
+    methods: {``) joins the definition after it: alone it was a chunk of one line."""
+    out: list[Definition] = []
+    for tile in found:
+        previous = out[-1] if out else None
+        if previous is not None and not previous.parts and tile.parts and \
+                _opens_group(lines, previous, limits):
+            out[-1] = replace(tile, span=(previous.span[0], tile.span[1]))
+        else:
+            out.append(tile)
+    return out
+
+
+def _opens_group(lines: Sequence[str], tile: Definition, limits: Limits) -> bool:
+    text = [line for line in lines[tile.span[0] : tile.span[1]] if line.strip()]
+    return bool(text) and text[-1].rstrip().endswith("{") and \
+        sum(len(line) + 1 for line in text) < limits.min_chars
 
 
 def _script_end(lines: Sequence[str], row: int) -> int | None:

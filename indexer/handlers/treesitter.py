@@ -132,6 +132,13 @@ _GRAMMARS: dict[str, _Grammar] = {
                      "function_definition": _F, "method_declaration": _F},
                     "language_php", containers=frozenset({"namespace_definition"})),
 }
+# A Vue component's options object (``export default { methods: { save() {} } }``, or
+# wrapped in ``defineComponent(...)``): read through, so each option and method is a
+# definition; a plain script (``<script setup>``) reads as JavaScript/TypeScript does.
+_VUE_OPTIONS = frozenset({"export_statement", "call_expression", "arguments", "object", "pair"})
+for _name in ("javascript", "typescript"):
+    _GRAMMARS["vue-" + _name] = replace(_GRAMMARS[_name],
+                                        containers=_GRAMMARS[_name].containers | _VUE_OPTIONS)
 # a container's body whose items are top-level: C++ and C# namespaces, PHP's namespace {}
 _CONTAINER_BODIES = frozenset({"declaration_list", "compound_statement"})
 _ASSIGNMENTS = frozenset({"lexical_declaration", "variable_declaration", "field_definition",

@@ -61,6 +61,45 @@ def test_a_vue_script_is_parsed_as_typescript_and_the_markup_kept_in_blocks() ->
     assert document.chunks[2].context == "function toggle: function toggle(): void"
 
 
+OPTIONS = textwrap.dedent("""\
+    <template>
+      <div>{{ total }}</div>
+    </template>
+
+    <script>
+    export default {
+      name: 'Cart',
+      data() {
+        return { open: false }
+      },
+      computed: {
+        total() {
+          return this.items.reduce((sum, item) => sum + item.price, 0)
+        }
+      },
+      methods: {
+        /** Empty the cart and tell the parent. */
+        clear() {
+          this.$emit('clear')
+        }
+      }
+    }
+    </script>
+    """)
+
+
+def test_a_vue_options_object_has_its_methods_and_options_as_definitions() -> None:
+    """Vue 2's options API (and ``defineComponent({...})``): the whole script was one
+    block; now ``data``, each computed property and each method is a definition, and a
+    group's opening line (``computed: {``) joins the first definition in it."""
+    assert rows(OPTIONS, "Cart.vue", Limits()) == [
+        (1, 7, "", ""), (8, 10, "data", "function"), (11, 14, "total", "function"),
+        (15, 23, "clear", "function")]  # "}," and "methods: {" open clear's group
+    wrapped = OPTIONS.replace("export default {", "export default defineComponent({")
+    wrapped = wrapped.replace("}\n</script>", "})\n</script>")
+    assert [r[2] for r in rows(wrapped, "Cart.vue", Limits())] == ["", "data", "total", "clear"]
+
+
 def test_a_svelte_script_without_lang_is_javascript_and_its_markup_follows() -> None:
     text = textwrap.dedent("""\
         <script>
