@@ -16,6 +16,7 @@ promises.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Sequence
@@ -37,11 +38,12 @@ def definitions(lines: Sequence[str], limits: Limits, language: str = "vue"
     """Tiles of a component file: its script's definitions and its other blocks. A Vue
     script may be an options object, whose options and methods are definitions too."""
     dialect = "vue-" if language == "vue" else ""
+    closes = [n for n, line in enumerate(lines) if _CLOSE_SCRIPT.search(line)]
     tiles: list[Definition] = []
     cursor = row = 0
     while row < len(lines):
         opened = _OPEN.match(lines[row])
-        close = _script_end(lines, row) if opened and opened[1].lower() == "script" else None
+        close = _script_end(closes, row) if opened and opened[1].lower() == "script" else None
         if opened is None or close is None:
             row += 1
             continue
@@ -78,12 +80,12 @@ def _opens_group(lines: Sequence[str], tile: Definition, limits: Limits) -> bool
         sum(len(line) + 1 for line in text) < limits.min_chars
 
 
-def _script_end(lines: Sequence[str], row: int) -> int | None:
-    """The line of the ``</script>`` closing the block opened at ``row``, when the block
-    has lines of its own between them (a one-line script stays with the markup)."""
-    if _CLOSE_SCRIPT.search(lines[row]):
-        return None
-    close = next((n for n in range(row + 1, len(lines)) if _CLOSE_SCRIPT.search(lines[n])), None)
+def _script_end(closes: Sequence[int], row: int) -> int | None:
+    """The line of the ``</script>`` closing the block opened at ``row`` (``closes``: the
+    lines holding one, in order), when the block has lines of its own between them (a
+    one-line script stays with the markup)."""
+    at = bisect.bisect_left(closes, row)
+    close = closes[at] if at < len(closes) else None
     return close if close is not None and close > row + 1 else None
 
 

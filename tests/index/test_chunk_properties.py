@@ -360,7 +360,21 @@ def test_text_invariants(text: str, limits: Limits) -> None:
     document = text_handler(text, "docs/fuzz.txt", limits)
     assert_invariants(text, document)
     assert_sizes(document, limits)
-    assert all(chunk.breadcrumb == "docs/fuzz.txt" for chunk in document.chunks)
+    assert all(chunk.breadcrumb == "docs/fuzz.txt" for chunk in document.chunks) or \
+        document.chunks[0].breadcrumb == "fuzz"  # a Vim help file: its sections
+
+
+VIMDOC_LINES = ["*fuzz.txt*  a help file", "=" * 78, "-" * 78, "INTRODUCTION   *fuzz.nvim*",
+                "fuzz.setup({opts})          *fuzz.setup()*", "                  *fuzz.opt*",
+                "opt: ~", "    Text of an entry.", "", " vim:tw=78:ft=help:norl:", "*a* *b*"]
+
+
+@FUZZ
+@given(text=documents(VIMDOC_LINES), limits=limits_strategy)
+def test_vimdoc_invariants(text: str, limits: Limits) -> None:
+    document = text_handler(text, "doc/fuzz.txt", limits)
+    assert_invariants(text, document)
+    assert_sizes(document, limits)
 
 
 CODE_PATHS = [f"src/a{ext}" for ext in LANGUAGE_BY_EXTENSION] + ["Makefile", "Dockerfile"]

@@ -523,9 +523,12 @@ FRAGMENTS = [
     "fn main() {", "func (s *S) M() {", "type T struct {", "package p", "class A", "def m",
     "end", "module M", "namespace n {", "template <class T>", "export default function () {",
     "function x() {", "const y = () => {", "<div>{a}</div>", "", "  ",
+    "<script>", '<script setup lang="ts">', "</script>", "<template>", "export default {",
+    "methods: {", "save() {", "local function f()", "M.x = function()", "function A:b()",
+    'resource "a" "b" {', "variable x {", "object O {", "trait T", "package object p {",
 ]
 CODE_FILES = ["a.c", "a.cpp", "a.rs", "a.go", "a.rb", "a.tsx", "a.ts", "a.java", "a.sh", "a.cs",
-              "a.php", "a.kt", "a.swift"]
+              "a.php", "a.kt", "a.swift", "a.scala", "a.lua", "a.tf", "a.vue", "a.svelte"]
 
 
 @FUZZ
