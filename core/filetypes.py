@@ -50,6 +50,7 @@ _CODE_EXTENSIONS = (
     ("liquid", ".liquid"),
     ("vue", ".vue"),  # single-file components: the script parsed, the markup kept
     ("svelte", ".svelte"),
+    ("astro", ".astro"),
     ("sql", ".sql"),
     ("r", ".r"),
     ("perl", ".pl"),

@@ -1,17 +1,18 @@
-"""Single-file components (Vue's ``.vue``, Svelte's ``.svelte``): script, markup and styles.
+"""Single-file components (Vue's ``.vue``, Svelte's ``.svelte``, Astro's ``.astro``): script,
+markup and styles.
 
 A component file is HTML-shaped, so no code grammar reads it whole, and without this
 module a front-end project's components were no code at all. Its ``<script>`` block
 is JavaScript, or TypeScript where its ``lang`` says so: it is parsed by that grammar
 (``treesitter.definitions`` over the block's lines), so ``const open = computed(() =>
 …)`` and ``function onKeydown()`` are definitions with exact lines as in a ``.ts``
-file. A Vue script that is an options object (``export default { methods: { save() {}
-} }``, Vue 2's way) is read through, so its options and methods are definitions too. The
-rest (Vue's ``<template>`` and ``<style>``, Svelte's top-level markup) is
-cut at each top-level block's opening tag into symbol-less blocks that the code
-handler cuts by lines where they are long. A script the grammar cannot read stays
-with the markup around it; every line is in exactly one tile, as ``definitions``
-promises.
+file; Astro's ``---`` frontmatter is such a script, in TypeScript. A Vue script that
+is an options object (``export default { methods: { save() {} } }``, Vue 2's way) is
+read through, so its options and methods are definitions too. The rest (Vue's
+``<template>`` and ``<style>``, Svelte's and Astro's markup) is cut at each top-level
+block's opening tag into symbol-less blocks that the code handler cuts by lines where
+they are long. A script the grammar cannot read stays with the markup around it; every
+line is in exactly one tile, as ``definitions`` promises.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from vq.indexer.handlers import treesitter
 from vq.indexer.handlers.base import Limits
 from vq.indexer.handlers.treesitter import Definition
 
-LANGUAGES = frozenset({"vue", "svelte"})
+LANGUAGES = frozenset({"vue", "svelte", "astro"})
 # a top-level block's opening tag, at column 0 as both frameworks' tooling writes it
 _OPEN = re.compile(r"<(script|template|style)\b([^>]*)>", re.IGNORECASE)
 _CLOSE_SCRIPT = re.compile(r"</script\s*>", re.IGNORECASE)
@@ -35,28 +36,43 @@ _TYPESCRIPT = re.compile(r"""\blang\s*=\s*["']?(?:ts|typescript|tsx)\b""", re.IG
 
 def definitions(lines: Sequence[str], limits: Limits, language: str = "vue"
                 ) -> list[Definition]:
-    """Tiles of a component file: its script's definitions and its other blocks. A Vue
+    """Tiles of a component file: its scripts' definitions and its other blocks. A Vue
     script may be an options object, whose options and methods are definitions too."""
+    tiles: list[Definition] = []
+    cursor = 0
+    for opening, close, grammar in _scripts(lines, language):
+        found = treesitter.definitions(lines[opening + 1 : close], grammar, limits)
+        if not found:
+            continue  # a script the grammar cannot read stays with the markup around it
+        found = _headers_join(lines[opening + 1 : close], found, limits)
+        before = _markup(lines, cursor, opening + 1) if cursor < opening else []
+        tiles += before  # the opening tag ends the markup above it, if there is some
+        tiles += _shifted(found, opening + 1, opening + 1 if before else opening, close)
+        cursor = close + 1
+    return tiles + _markup(lines, cursor, len(lines))
+
+
+def _scripts(lines: Sequence[str], language: str) -> Iterator[tuple[int, int, str]]:
+    """(opening line, closing line, grammar) of each script, in order: Astro's ``---``
+    frontmatter (TypeScript, as are Astro's ``<script>`` tags), then each ``<script>``
+    block with lines of its own."""
+    row = 0
+    if language == "astro" and lines and lines[0].strip() == "---":
+        fence = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), None)
+        if fence is not None:
+            yield 0, fence, "typescript"
+            row = fence + 1
     dialect = "vue-" if language == "vue" else ""
     closes = [n for n, line in enumerate(lines) if _CLOSE_SCRIPT.search(line)]
-    tiles: list[Definition] = []
-    cursor = row = 0
     while row < len(lines):
         opened = _OPEN.match(lines[row])
         close = _script_end(closes, row) if opened and opened[1].lower() == "script" else None
         if opened is None or close is None:
             row += 1
             continue
-        grammar = "typescript" if _TYPESCRIPT.search(opened[2]) else "javascript"
-        found = treesitter.definitions(lines[row + 1 : close], f"{dialect}{grammar}", limits)
-        if found:
-            found = _headers_join(lines[row + 1 : close], found, limits)
-            before = _markup(lines, cursor, row + 1) if cursor < row else []
-            tiles += before  # the opening tag ends the markup above it, if there is some
-            tiles += _shifted(found, row + 1, row + 1 if before else row, close)
-            cursor = close + 1
+        typed = language == "astro" or _TYPESCRIPT.search(opened[2])
+        yield row, close, dialect + ("typescript" if typed else "javascript")
         row = close + 1
-    return tiles + _markup(lines, cursor, len(lines))
 
 
 def _headers_join(lines: Sequence[str], found: list[Definition], limits: Limits

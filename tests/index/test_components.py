@@ -120,6 +120,31 @@ def test_a_svelte_script_without_lang_is_javascript_and_its_markup_follows() -> 
         (1, 2, "", ""), (4, 7, "follow", "function"), (9, 9, "", ""), (11, 13, "", "")]
 
 
+def test_astro_frontmatter_and_scripts_are_typescript() -> None:
+    text = textwrap.dedent("""\
+        ---
+        import Icon from './Icon.astro';
+
+        function label(count: number): string {
+          return `${count} results`;
+        }
+        ---
+
+        <site-search>
+          <button data-open-modal><Icon name="magnifier" /></button>
+        </site-search>
+
+        <script>
+          class SiteSearch extends HTMLElement {
+            open(): void { this.dialog.showModal(); }
+          }
+        </script>
+        """)
+    assert rows(text, "components/Search.astro", Limits()) == [
+        (1, 2, "", ""), (4, 7, "label", "function"), (9, 13, "", ""),
+        (14, 17, "SiteSearch", "class")]  # the <script> tag ends the markup above
+
+
 @pytest.mark.parametrize("text", [
     "<template><p>one line</p></template>\n",  # no script at all
     "<script>export default {}</script>\n<template>\n  <p/>\n</template>\n",  # one-line script
