@@ -64,6 +64,8 @@ _IMPORT = re.compile(r"(?:from\s+\S+\s+import\b|import\s|using\s|global\s+using\
                      r"namespace\s+[\w.\\]+\s*;|use\s|require(?:_relative|_once)?\b|"
                      r"#\s*include\b|#\s*pragma\s+once|extern\s+crate\s|(?:pub\s+)?mod\s+\w+\s*;|"
                      r"<\?php|declare\s*\(|['\"]use strict['\"]|"
+                     # CommonJS and Lua import by assignment; a component's script tag
+                     r"(?:const|let|var|local)\s+[\w$\s{},:]+=\s*require\b|<script\b[^<>]*>$|"
                      # and the lines a file opens with that are no code: a shebang, a magic
                      # comment (Ruby, Python), a Go build constraint
                      r"#!|#\s*(?:frozen_string_literal|encoding|coding|warn_indent)\s*:|"

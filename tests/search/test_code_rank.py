@@ -104,12 +104,17 @@ IMPORT_BLOCKS = [
     "# frozen_string_literal: true\n",  # Devise: each file's first line, a block of its own
     "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nimport sys\n",
     "//go:build linux\n// +build linux\n\npackage net\n",
+    "const fs = require('fs');\nconst { join } = require('node:path');\n",  # CommonJS
+    'local util = require("telescope.utils")\nlocal M = require "x"\n',  # Lua
+    '<script setup lang="ts">\nimport { computed } from "vue"\n',  # a component's script
 ]
 NOT_IMPORTS = [
     '"""HTTP client."""\n\nimport typing\n',  # a module docstring is prose
     "import typing\n\nDEFAULT_TIMEOUT = 5.0\n",  # a statement after the imports
     "// Import the settings first.\nusing System;\n",  # a comment is prose
     "#!/bin/sh\nset -eu\n",  # a script's first statement
+    "const config = requireConfig();\n",  # a call, not an import
+    "<script>\nlet count = 0\n",
     "",
 ]
 
