@@ -101,8 +101,10 @@ HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
 # by tree-sitter (methods, delegates and namespace blocks were the regex chunker's lines),
 # and a file mostly of syntax errors chunked by the patterns; markdown 6: a section of
 # nothing but its child's anchor merges into it; code 2: Lua and Scala parsed by tree-sitter;
-# text 1: Vim help files cut at their sections and tagged entries.
-READER_REVISIONS: dict[str, int] = {"markdown": 6, "org": 2, "asciidoc": 2, "code": 2, "text": 1}
+# text 1: Vim help files cut at their sections and tagged entries; asciidoc 3, rst 1: a
+# section of nothing but its child's anchor or target merges into it.
+READER_REVISIONS: dict[str, int] = {"markdown": 6, "org": 2, "asciidoc": 3, "rst": 1, "code": 2,
+                                     "text": 1}
 # Which reader reads what, as one number: a no-op build's record holds it, so the first
 # build after an upgrade that changed it reconciles in full and re-reads those files.
 READERS_ID = zlib.crc32(repr((sorted(HANDLER_BY_EXTENSION.items()),

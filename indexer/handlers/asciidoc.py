@@ -28,6 +28,7 @@ from vq.core.inline_markup import asciidoc_text
 from vq.indexer.handlers.base import Document, Limits, Span, file_stem, is_blank, split_lines
 from vq.indexer.handlers.markdown import Heading, heading_sections, section_chunks
 
+_ANCHOR = re.compile(r"^(?:\[\[[^\[\]]+\]\]|\[#[^\[\]]+\])[ \t]*$")
 _TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
 # Opening delimiters; the same line closes the block. ``--`` is an open block.
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|--|[|!,:]={3,})[ \t]*$")
@@ -44,7 +45,10 @@ def asciidoc_handler(text: str, relpath: str, limits: Limits) -> Document:
     visible = [("" if i in page.comments else line) for i, line in enumerate(lines)]
     title = next((h.text for h in page.headings if h.level == 1 and h.text), "")
     title = title or file_stem(relpath)
-    bare = [("" if i in page.underlines else line) for i, line in enumerate(visible)]
+    # an underline is no body, nor is an anchor (``[[id]]``, ``[#id]``): a section holding
+    # only its child's anchor is heading-only (docs/decisions.md#anchor-sections)
+    bare = [("" if i in page.underlines or _ANCHOR.match(line) else line)
+            for i, line in enumerate(visible)]
     sections = heading_sections(bare, 0, page.headings, title)
     return Document(chunks=tuple(section_chunks(visible, sections, page.blocks, limits)),
                     title=title)

@@ -28,6 +28,9 @@ from vq.indexer.handlers.base import Document, Limits, Span, file_stem, is_blank
 from vq.indexer.handlers.markdown import Heading, heading_sections, section_chunks
 
 _FIELD = re.compile(r"^:[\w-]+:([ \t].*)?$")  # :orphan:, :tocdepth: 2 (Sphinx page metadata)
+# A hyperlink target (``.. _install:``, ``.. _pip: https://...``): rendered as nothing, so
+# a section holding only its child's target is heading-only (docs/decisions.md#anchor-sections)
+_TARGET = re.compile(r"^\.\.[ \t]+_[^:]*:")
 _LITERAL_OPENER = re.compile(r"(::[ \t]*$)|^[ \t]*\.\.[ \t]+(code-block|code|sourcecode)::")
 
 
@@ -37,8 +40,10 @@ def rst_handler(text: str, relpath: str, limits: Limits) -> Document:
     literal = literal_blocks(lines)
     headings, adornments = titles(lines, literal)
     title = next((h.text for h in headings if h.level == 1 and h.text), "") or file_stem(relpath)
-    # An adornment line is not body: a title right above a subtitle is heading-only.
-    bare = [("" if i in adornments else line) for i, line in enumerate(lines)]
+    # An adornment line is not body, nor is a target: a title right above a subtitle (and
+    # the subtitle's target) is heading-only.
+    bare = [("" if i in adornments or _TARGET.match(line) else line)
+            for i, line in enumerate(lines)]
     sections = heading_sections(bare, _metadata_end(lines), headings, title)
     return Document(chunks=tuple(section_chunks(lines, sections, literal, limits)), title=title)
 

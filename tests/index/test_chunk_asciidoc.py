@@ -78,6 +78,15 @@ def test_sections_carry_breadcrumbs_and_the_files_own_line_numbers():
     assert not any("commented-out" in c.text or "author's note" in c.text for c in doc.chunks)
 
 
+def test_a_section_holding_only_its_subsections_anchor_joins_it():
+    """os-lib's changelog: "== Changelog" then ``[#0-11-3]`` above "=== 0.11.3" was a
+    chunk of a title and an anchor (docs/decisions.md#anchor-sections)."""
+    doc = asciidoc_handler("= Doc\n\nIntro.\n\n== Changelog\n\n[#0-11-3]\n=== 0.11.3\n\n"
+                           "* Fix a thing\n\n[[b]]\n=== 0.11.2\n\n* Another\n", "a.adoc", Limits())
+    assert [(c.start_line, c.end_line, c.breadcrumb) for c in doc.chunks] == [
+        (1, 3, "Doc"), (5, 12, "Doc > Changelog > 0.11.3"), (13, 15, "Doc > Changelog > 0.11.2")]
+
+
 def test_an_unclosed_block_runs_to_the_end_and_hides_no_line():
     text = "= Page\n\n== One\n\n----\ncode\n\n== Two in the open listing\n"
     doc = asciidoc_handler(text, "p.adoc", Limits())

@@ -77,6 +77,17 @@ def test_a_title_right_above_a_subtitle_joins_it_and_a_short_underline_is_text()
     assert [(c.start_line, c.breadcrumb) for c in doc.chunks] == [(1, "Guide > Install")]
 
 
+def test_a_section_holding_only_its_subsections_target_joins_it():
+    """Sphinx pages put ``.. _label:`` above the titles they link to: "Installing" held
+    only its child's target, a chunk of a title and nothing to read
+    (docs/decisions.md#anchor-sections)."""
+    doc = rst_handler("Guide\n=====\n\nIntro.\n\nInstalling\n----------\n\n.. _pip:\n\n"
+                      "With pip\n~~~~~~~~\n\nRun pip.\n\n.. _pypi: https://pypi.org\n\nMore.\n",
+                      "g.rst", Limits())
+    assert [(c.start_line, c.end_line, c.breadcrumb) for c in doc.chunks] == [
+        (1, 4, "Guide"), (6, 18, "Guide > Installing > With pip")]  # a link target is text's
+
+
 def test_rst_files_have_their_own_handler():
     assert handler_for("docs/index.rst")[0] == "rst"
     assert handler_for("notes.txt")[0] == "text"
