@@ -13,7 +13,8 @@ from __future__ import annotations
 import difflib
 import zlib
 
-MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
+# .qmd (Quarto) and .rmd (R Markdown): Markdown with executable code chunks
+MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx", ".qmd", ".rmd"})
 RST_EXTENSIONS = frozenset({".rst", ".rest"})
 ASCIIDOC_EXTENSIONS = frozenset({".adoc", ".asciidoc"})  # not .asc: that is a PGP signature too
 ORG_EXTENSIONS = frozenset({".org"})

@@ -101,10 +101,11 @@ _ADMONITION = re.compile(r"^(?::{3,}[ \t]*|[!?]{3}\+?[ \t]+)(note|tip|info|warni
                          r"(?:\"([^\"]*)\"|(.*))$", re.IGNORECASE)
 # A line of nothing but MDX or Vue component tags (<Tabs syncKey="pkg">, </TabItem>,
 # <Steps>): a block the page renders around its children, whose words are the next lines.
-# VitePress' ::: code-group, ::: details and ::: raw containers are markup the same way.
+# VitePress' ::: code-group, ::: details and ::: raw containers are markup the same way, as
+# is a Pandoc fenced div's opening (Quarto's ::: {.callout-note}, ::: {#fig-plot}).
 _COMPONENT_LINE = rf"(?-i:(?:</?[A-Z][\w.]{{0,100}}(?:\s[^<>]{{0,{MARKED}}})?/?>[ \t]*)+)$"
 _MARKDOWN_BLOCK = re.compile(f"{_FENCE.pattern}|{_ORG_BLOCK.pattern}|{_LIQUID_RAW.pattern}$"
-                             f"|:{{3,}}[ \t]*(?:code-group|raw|v-pre)?[ \t]*$"
+                             f"|:{{3,}}[ \t]*(?:code-group|raw|v-pre|\\{{[^{{}}]*\\}})?[ \t]*$"
                              f"|{LINK_DEFINITION.pattern}|{_COMPONENT_LINE}", re.IGNORECASE)
 
 _ORG_LINK = re.compile(r"\[\[([^\[\]]*)\](?:\[([^\[\]]*)\])?\]")  # [[target][text]]

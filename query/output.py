@@ -26,6 +26,9 @@ _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 # heading, in the formats whose bold is ``**`` (``__`` stays as written: ``__init__``)
 _RUN_IN = re.compile(r"^\*\*(?:(?!\*\*).)+\*\*$")
 _DEFINITION = re.compile(r"^:[ \t]+(?=\S)")  # a definition list's definition line
+# Markdown underlines a (setext) title with = or - only; RST with any punctuation. A
+# closing ::: under a line of an admonition is no underline: read as one, it hid the line.
+_SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
 
 
 # English function words: in nearly every line, so they neither pick a snippet's line nor
@@ -93,7 +96,8 @@ def _body_lines(text: str, handler: str | None) -> list[tuple[str, bool]]:
     code, markup = _blocks(lines, raw, handler)
     heading = markup | {i for i, ln in enumerate(raw) if i not in code and is_heading_markup(ln)}
     if handler != "asciidoc":
-        heading |= {i - 1 for i in heading if i and raw[i - 1] and ADORNMENT.match(raw[i])
+        underline = ADORNMENT if handler == "rst" else _SETEXT
+        heading |= {i - 1 for i in heading if i and raw[i - 1] and underline.match(raw[i])
                     and not is_fence(raw[i])}  # a closing fence underlines no title
     body = [(ln, True) if i in code else (_run_in(ln, handler), False)
             for i, ln in enumerate(raw) if ln and i not in heading]

@@ -107,6 +107,7 @@ def test_registry_routes_code_and_text() -> None:
     assert handler_for("photo.jpg") is None
     assert handler_for(".bashrc") is None
     assert {".py", ".md", ".txt", ".tsx", ".r"} <= HANDLED_EXTENSIONS
+    assert handler_for("analysis/report.qmd")[0] == handler_for("notes/a.Rmd")[0] == "markdown"
 
 
 @pytest.mark.parametrize(

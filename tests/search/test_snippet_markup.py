@@ -102,6 +102,11 @@ def test_block_markup_lines_are_not_snippet_text():
     tabs = ('<Tabs syncKey="pkg">\n  <TabItem label="npm">\n\nRun npm install.\n\n'
             '  </TabItem>\n</Tabs>\n\n::: code-group\n\nSee the <Tabs> docs.\n\n:::\n')
     assert snippet(tabs, "npm", path="a.mdx") == "Run npm install. See the <Tabs> docs."
+    quarto = "::: {.callout-note}\nThe plot uses matplotlib.\n:::\n\n::: {#fig-a}\nA figure.\n:::\n"
+    assert snippet(quarto, "matplotlib", path="report.qmd") == \
+        "The plot uses matplotlib. A figure."  # Pandoc's fenced divs: markup
+    # a closing ::: right under a line is no setext underline (it hid the line: "Tip:")
+    assert snippet(":::tip\nMock the timers.\n:::\n", "timers", path="a.md") == "Mock the timers."
 
 
 def test_a_snippet_does_not_run_a_sentence_into_the_example_below_it():
