@@ -33,10 +33,10 @@ _CODE_EXTENSIONS = (
     ("c", ".c .h"),
     ("cpp", ".cc .cpp .hpp"),
     ("csharp", ".cs"),
-    ("ruby", ".rb"),
+    ("ruby", ".rb .rake .gemspec"),
     ("shell", ".sh .bash .zsh"),
     ("php", ".php"),
-    ("kotlin", ".kt"),
+    ("kotlin", ".kt .kts"),  # .kts: Kotlin scripts, Gradle's build.gradle.kts
     ("swift", ".swift"),
     ("scala", ".scala"),
     ("lua", ".lua"),
@@ -59,11 +59,20 @@ _CODE_EXTENSIONS = (
     ("clojure", ".clj .cljs .cljc"),
     ("lisp", ".lisp .lsp"),  # Common Lisp; not .cl, which is OpenCL as often
     ("scheme", ".scm .ss .rkt"),
+    ("make", ".mk"),
+    ("dockerfile", ".dockerfile"),
 )
 LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ext: language for language, exts in _CODE_EXTENSIONS for ext in exts.split()
 }
-LANGUAGE_BY_FILENAME: dict[str, str] = {"Makefile": "make", "Dockerfile": "dockerfile"}
+LANGUAGE_BY_FILENAME: dict[str, str] = {
+    **dict.fromkeys(("Makefile", "makefile", "GNUmakefile"), "make"),
+    **dict.fromkeys(("Dockerfile", "Containerfile"), "dockerfile"),
+    # Ruby's DSL files: Bundler, Rake, Vagrant, CocoaPods, fastlane, Homebrew, Capistrano
+    **dict.fromkeys(("Gemfile", "Rakefile", "Vagrantfile", "Podfile", "Fastfile", "Brewfile",
+                     "Capfile", "Guardfile"), "ruby"),
+}
+NAMED_VARIANTS = (("Dockerfile.", "dockerfile"),)  # a prefix and the language it names
 LANGUAGES = frozenset(LANGUAGE_BY_EXTENSION.values()) | frozenset(LANGUAGE_BY_FILENAME.values())
 # Names people type for a language that neither an extension nor spelling leads to.
 LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
@@ -109,7 +118,7 @@ READER_REVISIONS: dict[str, int] = {"markdown": 6, "org": 2, "asciidoc": 3, "rst
 # Which reader reads what, as one number: a no-op build's record holds it, so the first
 # build after an upgrade that changed it reconciles in full and re-reads those files.
 READERS_ID = zlib.crc32(repr((sorted(HANDLER_BY_EXTENSION.items()),
-                              sorted(HANDLER_BY_FILENAME.items()),
+                              sorted(HANDLER_BY_FILENAME.items()), NAMED_VARIANTS,
                               sorted(READER_REVISIONS.items()))).encode())
 HANDLER_NAMES = frozenset(HANDLER_BY_EXTENSION.values()) | frozenset(HANDLER_BY_FILENAME.values())
 # The readers that cut pages at their own section syntax (headings, titles, sectioning
@@ -169,13 +178,21 @@ def handler_name(relpath: str) -> str | None:
     name = file_name(relpath)
     if name in HANDLER_BY_FILENAME:
         return HANDLER_BY_FILENAME[name]
+    if _named_variant(name):
+        return "code"
     return HANDLER_BY_EXTENSION.get(suffix(name))
 
 
 def language_for(relpath: str) -> str:
     """The language name for a path, "" when it is not code."""
     name = file_name(relpath)
-    return LANGUAGE_BY_FILENAME.get(name) or LANGUAGE_BY_EXTENSION.get(suffix(name), "")
+    return (LANGUAGE_BY_FILENAME.get(name) or _named_variant(name)
+            or LANGUAGE_BY_EXTENSION.get(suffix(name), ""))
+
+
+def _named_variant(name: str) -> str:
+    """``Dockerfile.prod``, ``Dockerfile.dev``: one image's variants, named by prefix."""
+    return next((lang for prefix, lang in NAMED_VARIANTS if name.startswith(prefix)), "")
 
 
 def closest_language(name: str) -> str | None:

@@ -34,7 +34,14 @@ import pathspec
 from vq.core import paths, runtime
 from vq.core.display import fs_name, is_utf8_name
 from vq.core.errors import VqError
-from vq.core.filetypes import BINARY_HANDLERS, HANDLED_EXTENSIONS, handler_name, suffix
+from vq.core.filetypes import (
+    BINARY_HANDLERS,
+    HANDLED_EXTENSIONS,
+    HANDLER_BY_FILENAME,
+    NAMED_VARIANTS,
+    handler_name,
+    suffix,
+)
 from vq.core.lock import holder_file
 from vq.core.mounts import network_fs
 from vq.core.settings import Settings, Vault
@@ -277,6 +284,7 @@ class Walker:
         v = self.vault
         return repr((self.top, v.include, v.exclude, v.kind, v.gitignore, sorted(self.hooked),
                      sorted(self.inside), cap, sorted(HANDLED_EXTENSIONS),
+                     sorted(HANDLER_BY_FILENAME), NAMED_VARIANTS,
                      sorted(VENDORED_DIRS | CODE_VENDORED_DIRS), GENERATED_SUFFIXES,
                      sorted(GENERATED_NAMES)))
 

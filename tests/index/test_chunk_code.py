@@ -112,10 +112,18 @@ def test_registry_routes_code_and_text() -> None:
 
 @pytest.mark.parametrize(
     ("path", "language"),
-    [("a.py", "python"), ("b.tsx", "typescript"), ("c.hpp", "cpp"), ("x/Makefile", "make")],
+    [("a.py", "python"), ("b.tsx", "typescript"), ("c.hpp", "cpp"), ("x/Makefile", "make"),
+     # named files and variants that were not read: a Dockerfile per environment, Ruby's
+     # DSL files, Kotlin build scripts, make includes
+     ("deploy/Dockerfile.prod", "dockerfile"), ("Containerfile", "dockerfile"),
+     ("api.dockerfile", "dockerfile"), ("Gemfile", "ruby"), ("lib/tasks/db.rake", "ruby"),
+     ("build.gradle.kts", "kotlin"), ("rules.mk", "make"), ("GNUmakefile", "make"),
+     ("README", ""), ("Dockerfiles/readme.md", "")],
 )
 def test_language_by_extension(path: str, language: str) -> None:
     assert language_for(path) == language
+    if language:  # the walker claims it as code
+        assert handler_for(path)[0] == "code"
 
 
 def test_python_definitions_with_decorators_and_comments() -> None:
