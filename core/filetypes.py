@@ -40,7 +40,8 @@ _CODE_EXTENSIONS = (
     ("swift", ".swift"),
     ("scala", ".scala"),
     ("lua", ".lua"),
-    ("hcl", ".tf .tfvars .hcl"),  # Terraform, Packer, Nomad
+    # Terraform, Packer, Nomad; not .tfvars: variable values, often secrets, no definitions
+    ("hcl", ".tf .hcl"),
     ("protobuf", ".proto"),
     ("graphql", ".graphql .gql"),
     # templates: the pages a web app renders, chunked by lines (Jinja's macros named)
