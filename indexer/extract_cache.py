@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -148,7 +149,7 @@ class FileChunker:
             if reason:
                 self.skipped[reason] += 1
                 return Document(chunks=(), title=file_stem(entry.path))
-            return handler(text, entry.path, self.limits)
+            return handler(without_private_keys(text), entry.path, self.limits)
         except HandlerError as exc:
             raise Unreadable(f"{name}: {exc}") from None
 
@@ -198,6 +199,21 @@ def skip_reason(text: str) -> str:
     if lengths and sum(lengths) / len(lengths) > MINIFIED_AVERAGE_LINE:
         return "minified"
     return ""
+
+
+# A PEM private key (RSA, EC, OpenSSH, PGP, ...): its BEGIN line, its body, its END line
+_KEY_LINE = r"-----{} (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+_PRIVATE_KEY = re.compile(f"({_KEY_LINE.format('BEGIN')})([\\s\\S]{{0,20000}}?)"
+                          f"({_KEY_LINE.format('END')})")
+
+
+def without_private_keys(text: str) -> str:
+    """``text`` with each private key's body blanked, its lines kept: a key committed in a
+    config file or a test's fixture (go-plugin's, Jest's) is no words to search, and the
+    index, the dashboard and MCP clients would show it. The file's other lines stay."""
+    if "PRIVATE KEY" not in text:
+        return text
+    return _PRIVATE_KEY.sub(lambda m: m[1] + re.sub(r"[^\n]", "", m[2]) + m[3], text)
 
 
 def _pdf(data: bytes, max_page_chars: int, max_chars: int) -> Extracted:
