@@ -338,9 +338,7 @@ def test_latex_invariants(text: str, limits: Limits) -> None:
 @FUZZ
 @given(text=documents(PYTHON_LINES), limits=limits_strategy)
 def test_python_invariants(text: str, limits: Limits) -> None:
-    document = code_handler(text, "pkg/fuzz.py", limits)
-    assert_invariants(text, document)
-    assert_sizes(document, limits)
+    document = chunked(code_handler, text, "pkg/fuzz.py", limits)
     for chunk in document.chunks:
         path = chunk.symbol.split(".") if chunk.symbol else []
         assert chunk.breadcrumb == " :: ".join(["pkg/fuzz.py", *path])
@@ -349,17 +347,13 @@ def test_python_invariants(text: str, limits: Limits) -> None:
 @FUZZ
 @given(text=documents(JS_LINES), limits=limits_strategy)
 def test_javascript_invariants(text: str, limits: Limits) -> None:
-    document = code_handler(text, "web/fuzz.js", limits)
-    assert_invariants(text, document)
-    assert_sizes(document, limits)
+    chunked(code_handler, text, "web/fuzz.js", limits)
 
 
 @FUZZ
 @given(text=documents(MARKDOWN_LINES + PYTHON_LINES), limits=limits_strategy)
 def test_text_invariants(text: str, limits: Limits) -> None:
-    document = text_handler(text, "docs/fuzz.txt", limits)
-    assert_invariants(text, document)
-    assert_sizes(document, limits)
+    document = chunked(text_handler, text, "docs/fuzz.txt", limits)
     assert all(chunk.breadcrumb == "docs/fuzz.txt" for chunk in document.chunks) or \
         document.chunks[0].breadcrumb == "fuzz"  # a Vim help file: its sections
 
@@ -372,9 +366,16 @@ VIMDOC_LINES = ["*fuzz.txt*  a help file", "=" * 78, "-" * 78, "INTRODUCTION   *
 @FUZZ
 @given(text=documents(VIMDOC_LINES), limits=limits_strategy)
 def test_vimdoc_invariants(text: str, limits: Limits) -> None:
-    document = text_handler(text, "doc/fuzz.txt", limits)
+    chunked(text_handler, text, "doc/fuzz.txt", limits)
+
+
+def chunked(handler: Callable[[str, str, Limits], Document], text: str, path: str,
+            limits: Limits) -> Document:
+    """``handler``'s document for ``text``, which must tile it within ``limits``."""
+    document = handler(text, path, limits)
     assert_invariants(text, document)
     assert_sizes(document, limits)
+    return document
 
 
 CODE_PATHS = [f"src/a{ext}" for ext in LANGUAGE_BY_EXTENSION] + ["Makefile", "Dockerfile"]
