@@ -136,9 +136,9 @@ _GRAMMARS: dict[str, _Grammar] = {
 # wrapped in ``defineComponent(...)``): read through, so each option and method is a
 # definition; a plain script (``<script setup>``) reads as JavaScript/TypeScript does.
 _VUE_OPTIONS = frozenset({"export_statement", "call_expression", "arguments", "object", "pair"})
-for _name in ("javascript", "typescript"):
-    _GRAMMARS["vue-" + _name] = replace(_GRAMMARS[_name],
-                                        containers=_GRAMMARS[_name].containers | _VUE_OPTIONS)
+_GRAMMARS.update({f"vue-{name}": replace(_GRAMMARS[name],
+                                         containers=_GRAMMARS[name].containers | _VUE_OPTIONS)
+                  for name in ("javascript", "typescript")})
 # a container's body whose items are top-level: C++ and C# namespaces, PHP's namespace {}
 _CONTAINER_BODIES = frozenset({"declaration_list", "compound_statement"})
 _ASSIGNMENTS = frozenset({"lexical_declaration", "variable_declaration", "field_definition",
@@ -608,6 +608,8 @@ def _hcl_address(words: Sequence[str]) -> tuple[str, ...]:
     """A block's type and labels as Terraform addresses it: ``resource "aws_instance"
     "web"`` -> ``aws_instance.web``, ``variable "region"`` -> ``var.region``,
     ``module "vpc"`` -> ``module.vpc``, ``locals`` -> ``locals``."""
+    if not words:  # a block the parser recovered without its type
+        return ()
     kind, labels = words[0], [w.strip('"').replace(".", "_") for w in words[1:]]
     prefix = {"resource": (), "variable": ("var",)}.get(kind, (kind,))
     return tuple(p for p in (*prefix, *labels) if p)
