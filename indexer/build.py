@@ -86,6 +86,8 @@ class BuildSummary:
                  f"{self.files_deleted} deleted", f"{self.files_errored} errors",
                  f"{self.chunks_encoded} chunks encoded", f"{self.chunks_reused} reused",
                  f"{self.seconds.get('total', 0):.1f}s"]
+        if self.skipped.get("secret"):  # said, so a search that misses them is no surprise
+            parts.append(f"{self.skipped['secret']} left out as credentials")
         if self.missing_roots:
             parts.append(f"missing roots: {', '.join(self.missing_roots)} (not pruned)")
         if self.pruned_vaults:  # their files are not counted as deleted: say where rows went

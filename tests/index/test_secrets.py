@@ -55,6 +55,7 @@ def test_credentials_are_not_indexed_and_the_rest_of_the_file_is(tmp_path, build
     settings = load_settings(str(cfg))
     summary = build(settings)
     assert summary.outcome == "ok" and summary.skipped["secret"] == 3
+    assert "3 left out as credentials" in summary.line()
     rows = store.open_index(settings.index_dir).chunks.search().select(["path", "text"]) \
         .limit(None).to_arrow().to_pylist()
     assert {r["path"] for r in rows} == {"plugin_test.go"}
