@@ -21,7 +21,9 @@ ORG_EXTENSIONS = frozenset({".org"})
 LATEX_EXTENSIONS = frozenset({".tex"})
 TEXT_EXTENSIONS = frozenset({".txt", ".csv", ".tsv", ".log", ".toml",
                              ".yaml", ".yml", ".json", ".ini", ".cfg"})
-TEXT_FILENAMES = frozenset({"README", "LICENSE"})
+# Plain-text files a project names without an extension (GNU's conventions among them)
+TEXT_FILENAMES = frozenset({"README", "LICENSE", "CHANGELOG", "CHANGES", "NEWS", "INSTALL",
+                            "HACKING", "CONTRIBUTING", "TODO"})
 
 _CODE_EXTENSIONS = (
     ("python", ".py"),

@@ -103,6 +103,7 @@ def test_registry_routes_code_and_text() -> None:
     assert handler_for("build/Makefile") == ("code", code_handler)
     assert handler_for("Dockerfile") == ("code", code_handler)
     assert handler_for("README") == ("text", text_handler)
+    assert handler_for("src/NEWS") == handler_for("CHANGELOG") == ("text", text_handler)
     assert handler_for("config/settings.YAML") == ("text", text_handler)
     assert handler_for("photo.jpg") is None
     assert handler_for(".bashrc") is None
