@@ -331,7 +331,7 @@ def _hooks(label: str, value: Any) -> dict[str, str]:
     never through a shell), so a command without it is a mistake caught here."""
     if not isinstance(value, dict):
         raise ConfigError(label, "hooks", f"expected a mapping, got {type(value).__name__}",
-                          'write hooks: {".docx": "pandoc -t gfm {path}"}')
+                          'write hooks: {".odt": "pandoc -t gfm {path}"}')
     out = {}
     for ext, command in value.items():
         key = f"hooks.{ext}"

@@ -171,7 +171,7 @@ class Settings:
     hook_timeout_seconds: float = setting(60.0, above=0, doc="a hook running longer is killed",
                                           fix="give the seconds a hook may run, e.g. 60")
     hooks: Mapping[str, str] = setting(factory=dict, doc='extension -> command with {path}, '
-                                       'e.g. ".docx": "pandoc -t gfm {path}"')
+                                       'e.g. ".odt": "pandoc -t gfm {path}"')
     hook_max_bytes: int = setting(20_000_000, min=1, doc="a hook printing more is killed")
     extract_max_page_chars: int = setting(250_000, min=1, doc="text kept from one PDF page")
     extract_max_chars: int = setting(10_000_000, min=1, doc="text kept from one document")

@@ -25,7 +25,7 @@ def hooks() -> None:
     """Preprocessing hooks: commands that turn other formats into text for vq.
 
     Configure them per extension in the config file, e.g.
-    hooks: {".docx": "pandoc -t gfm {path}"}.
+    hooks: {".odt": "pandoc -t gfm {path}"}.
     """
 
 
