@@ -52,6 +52,9 @@ _CODE_EXTENSIONS = (
     ("handlebars", ".hbs .handlebars .mustache"),
     ("jinja", ".jinja .jinja2 .j2 .njk .twig"),
     ("liquid", ".liquid"),
+    ("css", ".css"),  # style sheets (.min.css is skipped as generated)
+    ("scss", ".scss"),
+    ("less", ".less"),
     ("vue", ".vue"),  # single-file components: the script parsed, the markup kept
     ("svelte", ".svelte"),
     ("astro", ".astro"),

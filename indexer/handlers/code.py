@@ -132,6 +132,12 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
      r"(?P<name>\w+)"),
     ("graphql", "function", r"^(?:query|mutation|subscription|fragment)\s+(?P<name>\w+)"),
     ("jinja", "function", r"^\{%-?\s*macro\s+(?P<name>\w+)"),  # Jinja, Nunjucks, Twig
+    # style sheets: a block per top-level rule or at-rule, unnamed (a selector is no
+    # symbol); SCSS and Less mixins and functions by name
+    ("css scss less", "", r"^(?:[^\s{}/*@;][^{};]*|@(?:media|supports|layer|container|"
+     r"font-face|keyframes|page|property|include)\b[^{;]*)\{"),
+    ("scss", "function", r"^@(?:mixin|function)\s+(?P<name>[\w-]+)"),
+    ("less", "function", r"^\.(?P<name>[\w-]+)\s*\([^)]*\)\s*(?:when\b[^{]*)?\{"),
     ("make", "", r"^(?P<name>[\w%$()/-][\w.%$()/-]*)\s*::?(?!=)"),
     ("dockerfile", "", r"^from\s+(?:--\S+\s+)*(?P<image>\S+)(?:\s+as\s+(?P<name>\S+))?"),
 )
@@ -161,6 +167,9 @@ _ATTACHED: dict[str, tuple[str, str]] = {
     "protobuf": (r"^//", ""),
     "graphql": (_HASH, ""),
     "jinja": (r"^\{#", ""),
+    "css": (r"^/\*|^\s*\*", ""),
+    "scss": (r"^(?://|/\*|\s*\*)", ""),
+    "less": (r"^(?://|/\*|\s*\*)", ""),
     "make": (_HASH, ""),
     "dockerfile": (_HASH, ""),
     "elisp": (r"^;", ""),

@@ -232,12 +232,18 @@ def test_lisp_definitions_are_forms_at_column_zero() -> None:
      [(1, 4, "User", "class"), (6, 8, "Query", "class"), (10, 12, "CurrentUser", "function")]),
     ("templates/forms.j2", "{# A field and its errors. #}\n{% macro field(f) %}\n  {{ f() }}\n"
      "{% endmacro %}\n", [(1, 4, "field", "function")]),
+    ("styles/vars.css", "/* Brand colors */\n:root {\n  --brand: #3451b2;\n}\n\n"
+     ".dark {\n  --brand: #a8b1ff;\n}\n", [(1, 4, "", ""), (6, 8, "", "")]),  # cut at rules
+    ("b.scss", "@mixin button-variant($bg) {\n  background: $bg;\n}\n\n.btn {\n"
+     "  @include button-variant(blue);\n}\n", [(1, 3, "button-variant", "function"),
+                                             (5, 7, "", "")]),
     ("app/views/users/new.html.erb", "<%= form_for @user do |f| %>\n  <%= f.text_field :name %>\n"
      "<% end %>\n", [(1, 3, "", "")]),
 ])
 def test_schemas_and_templates_are_code(path: str, text: str, expected: list) -> None:
     """Protobuf and GraphQL schemas name their types; templates (ERB, EJS, Handlebars,
-    Jinja, Liquid) were not read at all, and are now code cut by lines."""
+    Jinja, Liquid) and style sheets were not read at all, and are now code, cut by lines
+    (templates) and at top-level rules (CSS, SCSS and Less, their mixins named)."""
     document = code_handler(text, path, Limits(max_chars=80, min_chars=5))
     assert [(c.start_line, c.end_line, c.symbol, c.symbol_kind) for c in document.chunks] \
         == expected
