@@ -142,13 +142,21 @@ class VqService:
         tags: Annotated[list[str] | None, Field(
             description="Only notes with one of these tags (frontmatter tags, or #tag in "
                         "the text), e.g. ['project/garden'].")] = None,
+        languages: Annotated[list[str] | None, Field(
+            description="Only code in these languages, e.g. ['python', 'typescript', "
+                        "'vue', 'hcl'] (the names `vq search --lang` takes).")] = None,
+        symbols: Annotated[list[str] | None, Field(
+            description="Only the definitions of these names: 'parse' matches parse and "
+                        "Class.parse.")] = None,
         full_text: Annotated[bool, Field(
             description="Include each hit's full chunk text, not just the snippet.")] = False,
     ) -> dict[str, Any]:
         self._check_vaults(vaults or [])
         filters = Filters(vaults=tuple(vaults or ()), kinds=tuple(kinds or ()),
                           paths=tuple(paths or ()), exclude_paths=tuple(exclude_paths or ()),
-                          since=since, tags=tuple(tags or ()))
+                          since=since, tags=tuple(tags or ()),
+                          languages=tuple(lang.lower() for lang in languages or ()),
+                          symbols=tuple(symbols or ()))
         requested = method or self.settings.search.method
         with self._lock:
             res = self._run(Query(query, requested, k, filters))

@@ -21,7 +21,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.conftest import write_tree
+from tests.conftest import write_config, write_tree
 from tests.processes import reap
 from vq.core import store
 from vq.query.mcp.server import MAX_BYTES, MAX_LINES, VqService, build_server
@@ -303,3 +303,31 @@ def test_get_serves_a_pdfs_indexed_text_by_hit_lines(built, build, vault):
                if h["path"] == "manual.pdf")
     got = service.get("notes:manual.pdf", hit["start_line"], hit["end_line"])
     assert "Bravo page two" in got["text"] and got["source"].startswith("indexed text")
+
+
+@pytest.mark.model
+def test_search_narrows_to_languages_and_symbols_as_the_cli_does(tmp_path, build):
+    """An assistant asking for "the TypeScript that parses dates" can say so: `languages`
+    and `symbols` are the CLI's --lang and --symbol; an unknown language is a tool error
+    that names the closest one."""
+    from vq.core.errors import VqError
+    from vq.core.settings import load_settings
+
+    write_tree(tmp_path / "src", {
+        "dates.py": "def parse(text):\n    \"\"\"Parse an ISO date.\"\"\"\n    return text\n",
+        "dates.ts": "export function parse(text: string): Date {\n  return new Date(text)\n}\n",
+        "Picker.vue": "<script setup>\nfunction parse(text) {\n  return Date.parse(text)\n}\n"
+                      "</script>\n\n<template>\n  <input />\n</template>\n"})
+    cfg = write_config(tmp_path / "vq.yaml", {"index_dir": str(tmp_path / "index"),
+                                              "vaults": {"src": {"path": str(tmp_path / "src"),
+                                                                 "kind": "code"}}})
+    settings = load_settings(str(cfg))
+    assert build(settings).outcome == "ok"
+    service = VqService(settings)
+    hits = service.search("parse a date", languages=["TypeScript", "vue"])["hits"]
+    assert {h["path"] for h in hits} == {"dates.ts", "Picker.vue"}
+    named = service.search("parse a date", symbols=["parse"])["hits"]
+    assert {h["path"] for h in named} == {"dates.py", "dates.ts", "Picker.vue"}
+    assert all(h["symbol"] == "parse" for h in named)
+    with pytest.raises(VqError, match="did you mean `--lang python`"):
+        service.search("parse a date", languages=["py"])
