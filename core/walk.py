@@ -416,7 +416,8 @@ class Walker:
             return "not included"
         if name.endswith(GENERATED_SUFFIXES) or name in GENERATED_NAMES:
             return "generated"
-        if name.lower() in SECRET_NAMES or name.lower().startswith(SECRET_PREFIXES):
+        lowered = name.lower()
+        if lowered in SECRET_NAMES or lowered.startswith(SECRET_PREFIXES):
             return "secret"
         if handler_name(name) is None and suffix(name) not in self.hooked:
             return "unclaimed"

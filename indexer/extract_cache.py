@@ -213,7 +213,7 @@ def without_private_keys(text: str) -> str:
     index, the dashboard and MCP clients would show it. The file's other lines stay."""
     if "PRIVATE KEY" not in text:
         return text
-    return _PRIVATE_KEY.sub(lambda m: m[1] + re.sub(r"[^\n]", "", m[2]) + m[3], text)
+    return _PRIVATE_KEY.sub(lambda m: m[1] + "\n" * m[2].count("\n") + m[3], text)
 
 
 def _pdf(data: bytes, max_page_chars: int, max_chars: int) -> Extracted:

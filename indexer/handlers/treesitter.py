@@ -55,6 +55,7 @@ class _Grammar:
     attached: frozenset[str] = frozenset({"comment"})  # siblings that join the definition below
     docstrings: bool = False  # a string opening the body documents the definition
     bodies: frozenset[str] = frozenset()  # child types that are the body, where no field is
+    opener: str = ""  # a child type that ends the signature where the body leaves it out
 
 
 _F, _C = "function", "class"
@@ -125,7 +126,7 @@ _GRAMMARS: dict[str, _Grammar] = {
     "lua": _Grammar("tree_sitter_lua", {"function_declaration": _F, "function_definition": _F}),
     # Terraform and other HCL: each block (resource, variable, module, ...) is a definition
     "hcl": _Grammar("tree_sitter_hcl", {"block": "block"}, containers=frozenset({"body"}),
-                    bodies=frozenset({"body"})),
+                    bodies=frozenset({"body"}), opener="block_start"),  # `{` is no body
     "php": _Grammar("tree_sitter_php",
                     {"class_declaration": _C, "interface_declaration": _C,
                      "trait_declaration": _C, "enum_declaration": _C,
@@ -470,8 +471,9 @@ class _Tiler:
         """The definition's header up to its body, on one line (decorators left out)."""
         start = node.start_byte if item.type == "decorated_definition" else item.start_byte
         end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
-        opener = next((c for c in node.children if c.type == "block_start"), None)  # HCL's {
-        end = opener.start_byte if opener is not None else end
+        if self.grammar.opener:
+            opener = next((c for c in node.children if c.type == self.grammar.opener), None)
+            end = opener.start_byte if opener is not None else end
         text = self.source[start:end].decode("utf-8", "replace")
         if body is None:
             text = text.split("\n", 1)[0]
