@@ -42,12 +42,14 @@ _CODE_EXTENSIONS = (
     ("swift", ".swift"),
     ("scala", ".scala"),
     ("lua", ".lua"),
+    ("elixir", ".ex .exs"),
     # Terraform, Packer, Nomad; not .tfvars: variable values, often secrets, no definitions
     ("hcl", ".tf .hcl"),
     ("protobuf", ".proto"),
     ("graphql", ".graphql .gql"),
     # templates: the pages a web app renders, chunked by lines (Jinja's macros named)
     ("erb", ".erb"),
+    ("eex", ".eex .heex .leex"),  # Elixir's EEx and Phoenix's HEEx
     ("ejs", ".ejs"),
     ("handlebars", ".hbs .handlebars .mustache"),
     ("jinja", ".jinja .jinja2 .j2 .njk .twig"),

@@ -102,6 +102,7 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("scala", "function", _MODS + r"def\s+(?P<name>\w+)"),
     ("scala", "class", _MODS + r"(?:class|object|trait|enum)\s+(?P<name>\w+)"),
     ("lua", "function", r"^(?:local\s+)?function\s+(?P<name>[\w.:]+)"),
+    ("elixir", "class", r"^(?:defmodule|defprotocol|defimpl)\s+(?P<name>[\w.]+)"),
     ("sql", "function", r"^create\s+(?:\w+\s+)*?(?:function|procedure)\s+(?P<name>[\w.\"]+)"),
     (
         "sql",
@@ -161,6 +162,7 @@ _ATTACHED: dict[str, tuple[str, str]] = {
     "swift": (_SLASH, "@"),
     "scala": (_SLASH, "@"),
     "lua": (r"^--", ""),
+    "elixir": (_HASH, "@"),
     "sql": (r"^--", ""),
     "r": (_HASH, ""),
     "perl": (_HASH, ""),

@@ -24,7 +24,7 @@ import importlib
 import re
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -56,6 +56,12 @@ class _Grammar:
     docstrings: bool = False  # a string opening the body documents the definition
     bodies: frozenset[str] = frozenset()  # child types that are the body, where no field is
     opener: str = ""  # a child type that ends the signature where the body leaves it out
+    # Elixir's definitions are calls (`def name(args) do`): the callee's name -> kind
+    calls: dict[str, str] = field(default_factory=dict)
+    # ...and its docs are module attributes (`@doc "..."`): the names that document
+    doc_attributes: frozenset[str] = frozenset()
+    clauses: bool = False  # a function's consecutive clauses (same name) are one definition
+    methods: bool = True  # a function in a class is a method (not in an Elixir module)
 
 
 _F, _C = "function", "class"
@@ -127,6 +133,16 @@ _GRAMMARS: dict[str, _Grammar] = {
     # Terraform and other HCL: each block (resource, variable, module, ...) is a definition
     "hcl": _Grammar("tree_sitter_hcl", {"block": "block"}, containers=frozenset({"body"}),
                     bodies=frozenset({"body"}), opener="block_start"),  # `{` is no body
+    # Elixir: modules, protocols and implementations hold functions, macros and guards;
+    # `@doc`, `@spec` and `@impl` above a function join it, `@moduledoc` documents a module
+    "elixir": _Grammar("tree_sitter_elixir", {},
+                       calls={**dict.fromkeys(("defmodule", "defprotocol", "defimpl"), _C),
+                              **dict.fromkeys(("def", "defp", "defmacro", "defmacrop",
+                                               "defguard", "defguardp", "defdelegate",
+                                               "defn", "defnp"), _F)},
+                       attached=frozenset({"comment", "unary_operator"}),
+                       bodies=frozenset({"do_block"}), doc_attributes=frozenset({"doc"}),
+                       clauses=True, methods=False),
     "php": _Grammar("tree_sitter_php",
                     {"class_declaration": _C, "interface_declaration": _C,
                      "trait_declaration": _C, "enum_declaration": _C,
@@ -362,9 +378,25 @@ class _Tiler:
             top = self._climb(attached, first, floor)
             doc = definition.doc or self._comment_doc(attached, top)
             definition = replace(definition, span=(top, max(last, first + 1)), doc=doc)
-            found.append(_Found(definition, node))
+            if not self._next_clause(found, definition):
+                found.append(_Found(definition, node))
             floor = definition.span[1]
         return found
+
+    def _next_clause(self, found: list[_Found], definition: Definition) -> bool:
+        """Whether ``definition`` is the next clause of the function above (Elixir's
+        ``def put(conn, nil)`` under ``def put(conn, value)``): it then joins that
+        definition while both fit one chunk, so a function's clauses read as one."""
+        if not self.grammar.clauses or not found:
+            return False
+        prev = found[-1].definition
+        span = (prev.span[0], definition.span[1])
+        between = self.lines[prev.span[1]:definition.span[0]]
+        if prev.parts != definition.parts or any(line.strip() for line in between) or \
+                _size(self.lines, span) > self.limits.max_chars:
+            return False
+        found[-1].definition = replace(prev, span=span, doc=prev.doc or definition.doc)
+        return True
 
     def _extend_run(self, run: list[Node], item: Node) -> list[Node]:
         """Keep a run of attached nodes only while they are contiguous and own their lines."""
@@ -400,10 +432,11 @@ class _Tiler:
         if node is None:
             return None
         value = _assigned_value(node) if node.type in _ASSIGNMENTS else None
-        kind = self.grammar.kinds.get((value or node).type, _F)
+        kind = self.grammar.kinds.get((value or node).type) or self._callee_kind(node) or _F
         owner_parts = owner.parts if owner is not None else ()
         parts = (*owner_parts, *self._name(node))
-        if kind == _F and (owner.kind == _C if owner is not None else len(parts) > 1):
+        if kind == _F and self.grammar.methods and \
+                (owner.kind == _C if owner is not None else len(parts) > 1):
             kind = "method"  # in a class, or qualified: Shape::area
         body = self._body(value if value is not None else node)
         head = _first_row(node)
@@ -435,6 +468,8 @@ class _Tiler:
     def _defines(self, node: Node) -> bool:
         if node.type in self.grammar.wrappers:
             return True
+        if self.grammar.calls and node.type == "call":
+            return bool(self._callee_kind(node))
         if node.type in _ASSIGNMENTS:
             value = _assigned_value(node)
             return value is not None and value.type in self.grammar.kinds
@@ -447,8 +482,16 @@ class _Tiler:
             return inner is not None and inner.child_by_field_name("body") is not None
         return node.type != "type_declaration" or len(_type_specs(node)) == 1
 
+    def _callee_kind(self, node: Node) -> str:
+        """The kind a definition call makes (Elixir's ``def``, ``defmodule``), else ""."""
+        if node.type != "call" or not self.grammar.calls:
+            return ""
+        return self.grammar.calls.get(self._text(node.child_by_field_name("target")), "")
+
     def _name(self, node: Node) -> tuple[str, ...]:
         """The symbol path a definition adds: ``("Shape", "area")`` for ``Shape::area``."""
+        if self._callee_kind(node):
+            return self._call_name(node)
         if node.type == "method_declaration" and node.child_by_field_name("receiver"):
             return (*_receiver(self._text(node.child_by_field_name("receiver"))),
                     *_split(self._text(node.child_by_field_name("name"))))
@@ -467,6 +510,31 @@ class _Tiler:
             return _split(self._text(named))
         return _split(self._text(_declarator_name(node.child_by_field_name("declarator"))))
 
+    def _call_name(self, node: Node) -> tuple[str, ...]:
+        """Elixir: ``defmodule Plug.Conn`` -> ``("Plug", "Conn")``, ``def put(conn) when
+        ...`` -> ``("put",)``, ``defimpl String.Chars, for: Money`` -> ``String.Chars.Money``
+        (as Elixir names the implementation), ``def a <|> b`` -> ``("<|>",)``."""
+        arguments = _arguments(node)
+        if not arguments:
+            return ()
+        head = arguments[0]
+        if head.type == "alias":
+            implemented = [self._text(p.named_children[1]) for k in arguments[1:]
+                           if k.type == "keywords" for p in k.named_children
+                           if len(p.named_children) == 2
+                           and self._text(p.named_children[0]).startswith("for:")]
+            return tuple(".".join([self._text(head), *implemented[:1]]).split("."))
+        if head.type == "binary_operator" and \
+                self._text(head.child_by_field_name("operator")) == "when":
+            head = head.child_by_field_name("left") or head
+        if head.type == "call":
+            head = head.child_by_field_name("target") or head
+        if head.type == "binary_operator":
+            head = head.child_by_field_name("operator") or head
+        name = self._text(head)
+        return (name,) if head.type in ("identifier", "operator") or \
+            (name and not any(ch.isspace() or ch in "()" for ch in name)) else ()
+
     def _signature(self, item: Node, node: Node, body: Node | None) -> str:
         """The definition's header up to its body, on one line (decorators left out)."""
         start = node.start_byte if item.type == "decorated_definition" else item.start_byte
@@ -474,14 +542,20 @@ class _Tiler:
         if self.grammar.opener:
             opener = next((c for c in node.children if c.type == self.grammar.opener), None)
             end = opener.start_byte if opener is not None else end
+        if body is None and self._callee_kind(node):  # `def f(x), do: x`: up to `, do:`
+            end = next((k.start_byte for k in _arguments(node) if k.type == "keywords"), end)
         text = self.source[start:end].decode("utf-8", "replace")
         if body is None:
-            text = text.split("\n", 1)[0]
+            text = text.split("\n", 1)[0].rstrip(", ")
         text = " ".join(text.split()).rstrip("{: ")
         return text[:_MAX_SIGNATURE]
 
     def _doc(self, body: Node | None) -> str:
-        """A docstring: the string statement that opens the body (Python)."""
+        """A docstring: the string statement that opens the body (Python), or the
+        module's ``@moduledoc`` (Elixir)."""
+        if self.grammar.doc_attributes and body is not None:
+            docs = (self._attribute_doc(c, "moduledoc") for c in body.named_children)
+            return next((d for d in docs if d), "")
         if not self.grammar.docstrings:
             return ""
         first = body.named_children[0] if body is not None and body.named_children else None
@@ -492,7 +566,20 @@ class _Tiler:
             return ""
         return _paragraph(_STRING_QUOTES.sub("", self._text(string).strip()))
 
+    def _attribute_doc(self, node: Node, name: str) -> str:
+        """The text of ``@name "..."`` (or a heredoc, or a sigil) when ``node`` is one."""
+        operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
+        if operand is None or operand.type != "call" or \
+                self._text(operand.child_by_field_name("target")) != name:
+            return ""
+        contents = [self._text(n) for n in _descendants(operand) if n.type == "quoted_content"]
+        return _paragraph("\n".join(contents))
+
     def _comment_doc(self, attached: list[Node], top: int) -> str:
+        for name in self.grammar.doc_attributes:
+            docs = (self._attribute_doc(n, name) for n in attached if _first_row(n) >= top)
+            if doc := next((d for d in docs if d), ""):
+                return doc
         comments = [n for n in attached if n.type in _SLASH and _first_row(n) >= top]
         lines = [_COMMENT_MARKS.sub("", line) for n in comments
                  for line in self._text(n).split("\n")]
@@ -506,6 +593,20 @@ class _Tiler:
         if node is None:
             return ""
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _arguments(call: Node) -> list[Node]:
+    """An Elixir call's arguments: ``put(conn, key), do: x`` -> the call, the keywords."""
+    arguments = next((c for c in call.named_children if c.type == "arguments"), None)
+    return arguments.named_children if arguments is not None else []
+
+
+def _descendants(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.named_children))
 
 
 def _first_row(node: Node) -> int:

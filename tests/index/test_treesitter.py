@@ -335,6 +335,35 @@ SAMPLES: dict[str, tuple[str, list[Row]]] = {
         }
         ''', [(1, 7, "var.instance_class", "block"), (9, 14, "aws_db_instance.db", "block"),
               (16, 18, "output.endpoint", "block")]),
+    "conn.ex": ('''\
+        defmodule Plug.Conn do
+          @moduledoc """
+          The Plug connection.
+          """
+
+          @doc """
+          Stores the given status code in the connection.
+          """
+          @spec put_status(t, status) :: t
+          def put_status(%Conn{state: :sent}, _status), do: raise(AlreadySentError)
+
+          def put_status(%Conn{} = conn, nil), do: %{conn | status: nil}
+
+          def put_status(conn, status) when is_integer(status) do
+            %{conn | status: status}
+          end
+
+          defp run_before_send(conn), do: conn
+
+          defmodule NotSentError do
+            defexception message: "a response was neither set nor sent"
+          end
+        end
+
+        defimpl Inspect, for: Plug.Conn do
+          def inspect(conn, opts), do: Inspect.Any.inspect(conn, opts)
+        end
+        ''', [(1, 23, "Plug.Conn", "class"), (25, 27, "Inspect.Plug.Conn", "class")]),
     "ProcessPodcast.php": ('''\
         <?php
 
@@ -384,7 +413,7 @@ def test_definitions_and_exact_line_ranges_per_language(path: str) -> None:
 
 @pytest.mark.parametrize("name", ["python", "javascript", "typescript", "tsx", "go", "rust",
                                   "java", "c", "cpp", "csharp", "kotlin", "php", "ruby",
-                                  "shell", "swift", "scala", "lua", "hcl"])
+                                  "shell", "swift", "scala", "lua", "hcl", "elixir"])
 def test_every_listed_grammar_is_installed(name: str) -> None:
     assert treesitter.available(name)
 
@@ -424,6 +453,27 @@ def test_terraform_blocks_are_named_by_their_addresses() -> None:
     assert [r for r in rows(small) if r[2].startswith("aws_db_instance")] == [
         (9, 9, "aws_db_instance.db", "block"), (10, 10, "aws_db_instance.db", "block"),
         (11, 14, "aws_db_instance.db.lifecycle", "block")]
+
+
+def test_elixir_functions_are_named_in_their_module_with_their_clauses_as_one() -> None:
+    """``def`` is a call in Elixir's grammar: the callee names the kind, the first
+    argument the function (guards read through); ``@doc`` above is its doc, ``@moduledoc``
+    the module's, and a function's consecutive clauses stay one definition."""
+    _, document = chunk("conn.ex", Limits(max_chars=360, min_chars=10))
+    assert [r for r in rows(document) if r[3]] == [
+        (1, 4, "Plug.Conn", "class"), (6, 16, "Plug.Conn.put_status", "function"),
+        (18, 18, "Plug.Conn.run_before_send", "function"),
+        (20, 23, "Plug.Conn.NotSentError", "class"), (25, 27, "Inspect.Plug.Conn", "class")]
+    put_status = next(c for c in document.chunks if c.symbol == "Plug.Conn.put_status")
+    assert put_status.context == \
+        "function Plug.Conn.put_status: def put_status(%Conn{state: :sent}, _status)"
+    text = textwrap.dedent(SAMPLES["conn.ex"][0]).split("\n")
+    docs = {".".join(d.parts): d.doc for d in treesitter.definitions(text, "elixir", DEFAULT)}
+    assert docs == {"Plug.Conn": "The Plug connection.", "Inspect.Plug.Conn": ""}
+    inner = treesitter.definitions(text, "elixir", Limits(max_chars=360, min_chars=10))
+    assert {".".join(d.parts): d.doc for d in inner}["Plug.Conn.put_status"] == \
+        "Stores the given status code in the connection."
+    assert code_handler("", "lib/app_web/page.html.heex", DEFAULT).language == "eex"
 
 
 def test_embed_text_has_the_context_and_body_start_points_at_the_lines(tmp_path) -> None:
@@ -527,9 +577,11 @@ FRAGMENTS = [
     "<script>", '<script setup lang="ts">', "</script>", "<template>", "export default {",
     "methods: {", "save() {", "local function f()", "M.x = function()", "function A:b()",
     'resource "a" "b" {', "variable x {", "object O {", "trait T", "package object p {",
+    "defmodule A do", "def f(x) when x > 1 do", "def f(_), do: 0", '@doc """', '"""',
+    "defimpl P, for: A do", "do", "@spec f(t) :: t",
 ]
 CODE_FILES = ["a.c", "a.cpp", "a.rs", "a.go", "a.rb", "a.tsx", "a.ts", "a.java", "a.sh", "a.cs",
-              "a.php", "a.kt", "a.swift", "a.scala", "a.lua", "a.tf", "a.vue", "a.svelte"]
+              "a.php", "a.kt", "a.swift", "a.scala", "a.lua", "a.tf", "a.vue", "a.svelte", "a.ex"]
 
 
 @FUZZ
