@@ -43,6 +43,14 @@ _CODE_EXTENSIONS = (
     ("scala", ".scala"),
     ("lua", ".lua"),
     ("elixir", ".ex .exs"),
+    ("haskell", ".hs"),
+    ("ocaml", ".ml .mli"),
+    ("zig", ".zig"),
+    ("julia", ".jl"),
+    ("erlang", ".erl .hrl"),
+    ("powershell", ".ps1 .psm1"),
+    ("dart", ".dart"),
+    ("groovy", ".groovy .gradle"),  # Gradle's build.gradle is Groovy
     # Terraform, Packer, Nomad; not .tfvars: variable values, often secrets, no definitions
     ("hcl", ".tf .hcl"),
     ("protobuf", ".proto"),
@@ -76,6 +84,7 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
 LANGUAGE_BY_FILENAME: dict[str, str] = {
     **dict.fromkeys(("Makefile", "makefile", "GNUmakefile"), "make"),
     **dict.fromkeys(("Dockerfile", "Containerfile"), "dockerfile"),
+    "Jenkinsfile": "groovy",
     # Ruby's DSL files: Bundler, Rake, Vagrant, CocoaPods, fastlane, Homebrew, Capistrano
     **dict.fromkeys(("Gemfile", "Rakefile", "Vagrantfile", "Podfile", "Fastfile", "Brewfile",
                      "Capfile", "Guardfile"), "ruby"),
@@ -87,7 +96,8 @@ LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
                     "node": "javascript", "nodejs": "javascript", "bash": "shell",
                     "emacs-lisp": "elisp", "common-lisp": "lisp", "racket": "scheme",
                     "terraform": "hcl", "tf": "hcl", "proto": "protobuf", "gql": "graphql",
-                    "twig": "jinja", "nunjucks": "jinja", "mustache": "handlebars"}
+                    "twig": "jinja", "nunjucks": "jinja", "mustache": "handlebars",
+                    "pwsh": "powershell", "ps": "powershell", "gradle": "groovy"}
 
 # Handlers that take the file's bytes, not decoded text: their format says how to decode.
 BINARY_HANDLERS = frozenset({"pdf", "html", "notebook", "canvas", "docx"})

@@ -48,6 +48,9 @@ class _Language:
     patterns: tuple[_Pattern, ...]
     comment: re.Pattern[str] | None = None  # lines that attach to the definition below
     decorator: str = ""  # prefix of decorator/annotation lines above a definition
+    # a block comment or docstring (opener, closer) ending right above a definition
+    # joins it: Julia's docstrings, OCaml's (** *), Haskell's {-| -}, PowerShell's <# #>
+    block_comment: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,43 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("scala", "class", _MODS + r"(?:class|object|trait|enum)\s+(?P<name>\w+)"),
     ("lua", "function", r"^(?:local\s+)?function\s+(?P<name>[\w.:]+)"),
     ("elixir", "class", r"^(?:defmodule|defprotocol|defimpl)\s+(?P<name>[\w.]+)"),
+    # Haskell: a top-level function starts at its type signature, its equations follow
+    ("haskell", "function", r"^(?P<name>[a-z_][\w']*)\s*::"),
+    ("haskell", "class", r"^(?:data|newtype|type|class)\s+(?:family\s+|instance\s+)?"
+     r"(?:[^=]*=>\s*)?(?P<name>[A-Z][\w']*)"),
+    ("haskell", "", r"^(?:instance|deriving\s+instance)\b"),
+    # OCaml: let-bindings (`and` for mutual recursion), types, modules; `val` in .mli
+    ("ocaml", "function", r"^(?:let|and)\s+(?:rec\s+)?(?P<name>[a-z_][\w']*)"),
+    ("ocaml", "function", r"^(?:val|external)\s+(?P<name>[a-z_][\w']*)"),
+    ("ocaml", "class", r"^type\s+(?:nonrec\s+)?(?:'\w+\s+|\([^)]*\)\s+)?(?P<name>[a-z_][\w']*)"),
+    ("ocaml", "class", r"^(?:module(?:\s+type)?|exception|class(?:\s+virtual)?)\s+"
+     r"(?:rec\s+)?(?P<name>[A-Za-z_][\w']*)"),
+    # Zig: functions, and containers bound to a name; a test starts a block of its own
+    ("zig", "function", r"^(?:pub\s+)?(?:(?:export|extern(?:\s+\"\w+\")?|inline|noinline)\s+)*"
+     r"fn\s+(?P<name>\w+)"),
+    ("zig", "class", r"^(?:pub\s+)?const\s+(?P<name>\w+)\s*=\s*(?:extern\s+|packed\s+)?"
+     r"(?:struct|enum|union|opaque)\b"),
+    ("zig", "", r"^test\b"),
+    # Julia: long and short function forms, macros, types, modules
+    ("julia", "function", r"^(?:@\w+\s+)*function\s+(?P<name>[\w.!]+)"),
+    ("julia", "function", r"^(?:@\w+\s+)*macro\s+(?P<name>\w+)"),
+    # `f(x) = ...`, `f(x)::T where T = ...`: after the last `)`, no bracket before `=`
+    ("julia", "function", r"^(?P<name>[A-Za-z_][\w.!]*)\s*(?:\{[^}]*\})?\([^=]*\)[^=()]*=(?!=)"),
+    ("julia", "class", r"^(?:@\w+\s+)*(?:mutable\s+struct|struct|abstract\s+type|"
+     r"primitive\s+type|module|baremodule)\s+(?P<name>\w+)"),
+    # Erlang: each clause of a function starts at column 0; its -spec above it
+    ("erlang", "function", r"^(?:-spec\s+)?(?P<name>[a-z][\w@]*)\s*\("),
+    ("erlang", "class", r"^-(?:record|type|opaque)\s*\(\s*(?P<name>[a-z][\w@]*)"),
+    ("powershell", "function", r"^(?:function|filter|workflow)\s+(?P<name>[\w:.-]+)"),
+    ("powershell", "class", r"^(?:class|enum)\s+(?P<name>\w+)"),
+    ("dart", "class", r"^(?:(?:abstract|base|final|sealed|interface|mixin)\s+)*"
+     r"(?:class|mixin|enum|extension(?:\s+type)?)\s+(?P<name>\w+)"),
+    ("dart", "class", r"^typedef\s+(?P<name>\w+)"),
+    # a top-level function: a declaration, so no `=` or `;` before its parameters
+    ("dart", "function", r"^(?:external\s+)?(?:[\w<>?,. ]+?\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*"
+     r"(?:<[^>]*>)?\([^;=]*$"),
+    ("groovy", "class", _MODS + r"(?:class|interface|enum|trait)\s+(?P<name>\w+)"),
+    ("groovy", "function", _MODS + r"def\s+(?P<name>\w+)\s*\("),
     ("sql", "function", r"^create\s+(?:\w+\s+)*?(?:function|procedure)\s+(?P<name>[\w.\"]+)"),
     (
         "sql",
@@ -163,6 +203,14 @@ _ATTACHED: dict[str, tuple[str, str]] = {
     "scala": (_SLASH, "@"),
     "lua": (r"^--", ""),
     "elixir": (_HASH, "@"),
+    "haskell": (r"^--", ""),
+    "ocaml": (r"^\(\*", "[@@"),
+    "zig": (r"^//", ""),
+    "julia": (_HASH, ""),
+    "erlang": (r"^%", ""),
+    "powershell": (r"^#|^<#", ""),
+    "dart": (r"^//", "@"),
+    "groovy": (_SLASH, "@"),
     "sql": (r"^--", ""),
     "r": (_HASH, ""),
     "perl": (_HASH, ""),
@@ -179,7 +227,12 @@ _ATTACHED: dict[str, tuple[str, str]] = {
     "lisp": (r"^;", ""),
     "scheme": (r"^;", ""),
 }
-_CASELESS = frozenset({"sql", "dockerfile"})
+_BLOCK_COMMENTS = {"julia": ('"""', '"""'), "ocaml": ("(*", "*)"), "haskell": ("{-", "-}"),
+                   "powershell": ("<#", "#>")}
+_CASELESS = frozenset({"sql", "dockerfile", "powershell"})
+# Languages whose functions are written as clauses (Erlang's `f(0) ->`, `f(N) ->`): a
+# definition line naming the definition just above continues it
+_CLAUSES = frozenset({"elixir", "erlang", "haskell"})
 
 
 def _compile(name: str) -> _Language:
@@ -190,7 +243,8 @@ def _compile(name: str) -> _Language:
         if name in languages.split()
     )
     comment, decorator = _ATTACHED[name]
-    return _Language(name, patterns, re.compile(comment), decorator)
+    return _Language(name, patterns, re.compile(comment), decorator,
+                     _BLOCK_COMMENTS.get(name, ("", "")))
 
 
 _LANGUAGES: dict[str, _Language] = {name: _compile(name) for name in _ATTACHED}
@@ -307,6 +361,9 @@ def _definitions(
         match = _match(rest, spec)
         if match is not None:
             parts, kind = match
+            if parts and found and found[-1].parts == parts and spec.name in _CLAUSES:
+                pending = None  # the next clause (or equation) of the function above
+                continue
             first = _climb(lines, i if pending is None else pending, floor, spec, indent)
             found.append(_Block((first, i + 1), i, parts, kind))
             pending, floor = None, i + 1
@@ -372,10 +429,29 @@ def _climb(lines: Sequence[str], first: int, floor: int, spec: _Language, indent
         above = lines[first - 1]
         if not above.strip() or not above.startswith(indent):
             break
+        opened = _block_comment_start(lines, first - 1, floor, spec)
+        if opened is not None:
+            first = opened
+            continue
         if not _is_comment(above[len(indent) :], spec):
             break
         first -= 1
     return first
+
+
+def _block_comment_start(lines: Sequence[str], end: int, floor: int, spec: _Language
+                         ) -> int | None:
+    """The line a block comment (or docstring) ending on line ``end`` opens on, else None."""
+    opener, closer = spec.block_comment
+    last = lines[end].strip()
+    if not closer or not last.endswith(closer) or opener in last[:-len(closer)].lstrip()[1:]:
+        return None  # no closer, or a comment trailing code: `let x = 1 (* one *)`
+    if last.startswith(opener) and len(last) >= len(opener) + len(closer):
+        return end  # opened and closed on one line
+    for row in range(end - 1, floor - 1, -1):
+        if lines[row].lstrip().startswith(opener):
+            return row
+    return None
 
 
 def _split_class(lines: Sequence[str], block: _Block, limits: Limits) -> list[_Block]:

@@ -119,7 +119,12 @@ def test_registry_routes_code_and_text() -> None:
      ("deploy/Dockerfile.prod", "dockerfile"), ("Containerfile", "dockerfile"),
      ("api.dockerfile", "dockerfile"), ("Gemfile", "ruby"), ("lib/tasks/db.rake", "ruby"),
      ("build.gradle.kts", "kotlin"), ("rules.mk", "make"), ("GNUmakefile", "make"),
-     ("README", ""), ("Dockerfiles/readme.md", "")],
+     ("README", ""), ("Dockerfiles/readme.md", ""),
+     # languages read by their definition patterns since session 24
+     ("src/Data/Aeson.hs", "haskell"), ("src/list.mli", "ocaml"), ("src/Server.zig", "zig"),
+     ("src/file.jl", "julia"), ("src/cowboy_req.erl", "erlang"), ("include/x.hrl", "erlang"),
+     ("src/Mock.ps1", "powershell"), ("Pester.psm1", "powershell"), ("lib/client.dart", "dart"),
+     ("build.gradle", "groovy"), ("Jenkinsfile", "groovy"), ("page.html.heex", "eex")],
 )
 def test_language_by_extension(path: str, language: str) -> None:
     assert language_for(path) == language
@@ -248,6 +253,68 @@ def test_schemas_and_templates_are_code(path: str, text: str, expected: list) ->
     assert [(c.start_line, c.end_line, c.symbol, c.symbol_kind) for c in document.chunks] \
         == expected
     assert handler_for(path)[0] == "code"
+
+
+CLAUSE_LANGUAGES = [
+    # Erlang: each clause starts at column 0; a function's clauses and its -spec are one
+    ("src/cowboy_req.erl", "%% Request.\n-module(cowboy_req).\n\n%% The URI's port.\n"
+     "-spec uri_port(binary(), integer()) -> binary().\nuri_port(_, undefined) -> <<>>;\n"
+     "uri_port(<<\"http\">>, 80) -> <<>>;\nuri_port(_, Port) -> integer_to_binary(Port).\n\n"
+     "uri_qs(Qs) ->\n\t<<\"?\", Qs/binary>>.\n",
+     [(1, 2, "", ""), (4, 8, "uri_port", "function"), (10, 11, "uri_qs", "function")]),
+    # Haskell: a function starts at its signature (its Haddock comment above), its
+    # equations follow; an instance is a block of its own
+    ("src/Types.hs", "module Types where\n\n-- | Parse an index.\nparseIndex :: Int -> Value\n"
+     "parseIndex 0 = Null\nparseIndex n = Number n\n\n{-| A value. -}\ndata Value = Null\n"
+     "\ninstance Show Value where\n  show _ = \"v\"\n",
+     [(1, 1, "", ""), (3, 6, "parseIndex", "function"), (8, 9, "Value", "class"),
+      (11, 12, "", "")]),
+]
+DOC_ABOVE_LANGUAGES = [
+    # Julia: a docstring right above joins the definition; short and long function forms
+    ("src/file.jl", 'getname(f::File) = f.name\n\n"""\n    CSV.File(input)\n\nRead a CSV.\n'
+     '"""\nfunction File(input)\n    parse(input)\nend\n\nmutable struct Row\n    i::Int\nend\n',
+     [(1, 1, "getname", "function"), (3, 10, "File", "function"), (12, 14, "Row", "class")]),
+    # OCaml: (** docs *) over several lines join the binding below; a trailing comment
+    # on a line of code is no doc
+    ("src/list.ml", "open! Import\n\n(** [hd l] is the first element,\n    or None. *)\n"
+     "let hd = function\n  | [] -> None\n  | x :: _ -> Some x\n\nlet x = 1 (* one *)\n"
+     "let rec length = function [] -> 0 | _ :: t -> 1 + length t\n\nmodule Assoc = struct\n"
+     "  let find = ()\nend\n",
+     [(1, 1, "", ""), (3, 7, "hd", "function"), (9, 9, "x", "function"),
+      (10, 10, "length", "function"), (12, 14, "Assoc", "class")]),
+    # Zig: functions and containers bound to names; a test is a block of its own
+    ("src/Server.zig", "const std = @import(\"std\");\n\n/// The client's capabilities.\n"
+     "pub const ClientCapabilities = struct {\n    hover: bool = false,\n};\n\n"
+     "pub fn showMessage(server: *Server) void {\n    _ = server;\n}\n\ntest \"show\" {\n}\n",
+     [(1, 1, "", ""), (3, 6, "ClientCapabilities", "class"), (8, 10, "showMessage", "function"),
+      (12, 13, "", "")]),
+    # PowerShell: keywords in any case; comment-based help above joins the function
+    ("src/Mock.ps1", "<#\n.SYNOPSIS\nMocks a command.\n#>\nFunction New-Mock ($name) {\n"
+     "    $name\n}\n\nclass Behavior {\n}\n",
+     [(1, 7, "New-Mock", "function"), (9, 10, "Behavior", "class")]),
+    # Dart: classes and top-level functions (a call or an initialiser is neither)
+    ("lib/http.dart", "import 'src/client.dart';\n\nfinal client = Client();\n\n"
+     "/// Sends a POST.\nFuture<Response> post(Uri url,\n    {Object? body}) =>\n"
+     "    _withClient((c) => c.post(url, body: body));\n\nabstract interface class Client {\n"
+     "  void close();\n}\n",
+     [(1, 3, "", ""), (5, 8, "post", "function"), (10, 12, "Client", "class")]),
+    # Groovy (Gradle's build files, Jenkinsfiles): classes and def'd functions
+    ("vars/deploy.groovy", "import groovy.json.JsonSlurper\n\n// Deploys one service.\n"
+     "def call(String service) {\n  sh \"deploy ${service}\"\n}\n\nclass Release {\n}\n",
+     [(1, 1, "", ""), (3, 6, "call", "function"), (8, 9, "Release", "class")]),
+]
+
+
+@pytest.mark.parametrize(("path", "text", "expected"), CLAUSE_LANGUAGES + DOC_ABOVE_LANGUAGES)
+def test_more_languages_cut_at_their_definitions(path: str, text: str, expected: list) -> None:
+    """Haskell, OCaml, Zig, Julia, Erlang, PowerShell, Dart and Groovy were not read at
+    all (an Erlang project's `vq init` counted no code); their definitions are found by
+    patterns: clauses of one function stay together, docs written above (block comments
+    and docstrings) join the definition."""
+    document = code_handler(text, path, Limits(min_chars=0))
+    assert [(c.start_line, c.end_line, c.symbol, c.symbol_kind) for c in document.chunks] \
+        == expected
 
 
 def test_tiny_symbol_less_blocks_merge() -> None:

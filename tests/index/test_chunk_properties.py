@@ -350,6 +350,24 @@ def test_javascript_invariants(text: str, limits: Limits) -> None:
     chunked(code_handler, text, "web/fuzz.js", limits)
 
 
+# the pattern languages' heads, clauses and block comments (docs and docstrings above)
+PATTERN_LINES = [
+    "f :: Int -> Int", "f 0 = 1", "{-| doc", "-}", "{- x -}", "instance Show A where",
+    "(** doc", "*)", "(* c *)", "let rec g x =", "and h y =", "module M = struct", "end",
+    '"""', '"""doc"""', "function f(x)", "f(x) = x", "struct S", "pub fn run() void {",
+    "test \"t\" {", "g(0) ->", "g(N) -> N;", "-spec g(integer()) -> integer().", "<#", "#>",
+    "function Get-Thing {", "class Client {", "Future<void> main() async {", "def call() {",
+]
+PATTERN_PATHS = ["a.hs", "a.ml", "a.jl", "a.zig", "a.erl", "a.ps1", "a.dart", "a.groovy"]
+
+
+@FUZZ
+@given(text=documents(PATTERN_LINES), limits=limits_strategy)
+def test_pattern_language_invariants(text: str, limits: Limits) -> None:
+    for path in PATTERN_PATHS:
+        chunked(code_handler, text, path, limits)
+
+
 @FUZZ
 @given(text=documents(MARKDOWN_LINES + PYTHON_LINES), limits=limits_strategy)
 def test_text_invariants(text: str, limits: Limits) -> None:
