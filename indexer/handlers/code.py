@@ -274,8 +274,8 @@ def code_handler(text: str, relpath: str, limits: Limits) -> Document:
     language = language_for(relpath)
     grammar = treesitter.grammar_name(relpath, language)
     if language in components.LANGUAGES:
-        found: list[treesitter.Definition] | None = components.definitions(lines, limits,
-                                                                          language)
+        found: list[treesitter.Definition] | None = components.definitions(
+            lines, limits, language, file_stem(relpath))
     else:
         found = treesitter.definitions(lines, grammar, limits) if language else None
     if found is None:

@@ -31,13 +31,16 @@ LANGUAGES = frozenset({"vue", "svelte", "astro"})
 # a top-level block's opening tag, at column 0 as both frameworks' tooling writes it
 _OPEN = re.compile(r"<(script|template|style)\b([^>]*)>", re.IGNORECASE)
 _CLOSE_SCRIPT = re.compile(r"</script\s*>", re.IGNORECASE)
+_EXPORT_DEFAULT = re.compile(r"export\s+default\b")
+_NAME_OPTION = re.compile(r"""name\s*:\s*["']([\w.-]+)["']""")  # the options' `name: 'Cart'`
 _TYPESCRIPT = re.compile(r"""\blang\s*=\s*["']?(?:ts|typescript|tsx)\b""", re.IGNORECASE)
 
 
-def definitions(lines: Sequence[str], limits: Limits, language: str = "vue"
-                ) -> list[Definition]:
+def definitions(lines: Sequence[str], limits: Limits, language: str = "vue",
+                component: str = "") -> list[Definition]:
     """Tiles of a component file: its scripts' definitions and its other blocks. A Vue
-    script may be an options object, whose options and methods are definitions too."""
+    script may be an options object, whose options and methods are definitions too,
+    methods of the component (its ``name:``, else ``component``: the file's stem)."""
     tiles: list[Definition] = []
     cursor = 0
     for opening, close, grammar in _scripts(lines, language):
@@ -45,6 +48,8 @@ def definitions(lines: Sequence[str], limits: Limits, language: str = "vue"
         if not found:
             continue  # a script the grammar cannot read stays with the markup around it
         found = _headers_join(lines[opening + 1 : close], found, limits)
+        if grammar.startswith("vue-"):
+            found = _owned(lines[opening + 1 : close], found, component)
         before = _markup(lines, cursor, opening + 1) if cursor < opening else []
         tiles += before  # the opening tag ends the markup above it, if there is some
         tiles += _shifted(found, opening + 1, opening + 1 if before else opening, close)
@@ -88,6 +93,24 @@ def _headers_join(lines: Sequence[str], found: list[Definition], limits: Limits
         else:
             out.append(tile)
     return out
+
+
+def _owned(lines: Sequence[str], found: list[Definition], component: str
+           ) -> list[Definition]:
+    """The options object's definitions (below ``export default``) as the component's
+    methods: ``Cart.clear``, as a class's methods are named, so ``--symbol Cart.clear``
+    finds it and a hit reads whose ``clear`` it is."""
+    start = next((n for n, line in enumerate(lines) if _EXPORT_DEFAULT.match(line)), None)
+    if start is None:
+        return found
+    options = [line for line in lines[start + 1:] if line.strip()]
+    indent = options[0][: len(options[0]) - len(options[0].lstrip())] if options else ""
+    named = (_NAME_OPTION.match(line[len(indent):]) for line in options
+             if line.startswith(indent) and line[len(indent):len(indent) + 1].strip())
+    owner = next((m[1] for m in named if m), component)  # the object's own `name:` only
+    return [replace(d, parts=(owner, *d.parts), kind="method")
+            if owner and d.parts and d.head >= start and d.parts[0] != owner else d
+            for d in found]
 
 
 def _opens_group(lines: Sequence[str], tile: Definition, limits: Limits) -> bool:

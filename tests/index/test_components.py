@@ -92,12 +92,20 @@ def test_a_vue_options_object_has_its_methods_and_options_as_definitions() -> No
     """Vue 2's options API (and ``defineComponent({...})``): the whole script was one
     block; now ``data``, each computed property and each method is a definition, and a
     group's opening line (``computed: {``) joins the first definition in it."""
-    assert rows(OPTIONS, "Cart.vue", Limits()) == [
-        (1, 7, "", ""), (8, 10, "data", "function"), (11, 14, "total", "function"),
-        (15, 23, "clear", "function")]  # "}," and "methods: {" open clear's group
+    assert rows(OPTIONS, "ShoppingCart.vue", Limits()) == [
+        (1, 7, "", ""), (8, 10, "Cart.data", "method"), (11, 14, "Cart.total", "method"),
+        (15, 23, "Cart.clear", "method")]  # "}," and "methods: {" open clear's group
     wrapped = OPTIONS.replace("export default {", "export default defineComponent({")
     wrapped = wrapped.replace("}\n</script>", "})\n</script>")
-    assert [r[2] for r in rows(wrapped, "Cart.vue", Limits())] == ["", "data", "total", "clear"]
+    assert [r[2] for r in rows(wrapped, "Cart.vue", Limits())] == [
+        "", "Cart.data", "Cart.total", "Cart.clear"]
+    # no `name:` option: the file's stem names the component (as Vue does); a `name:`
+    # deeper in the object (a data field) names nothing
+    unnamed = OPTIONS.replace("  name: 'Cart',\n", "").replace(
+        "{ open: false }", "{\n      name: 'guest'\n    }")
+    assert [r[2] for r in rows(unnamed, "MiniCart.vue", Limits())] == [
+        "", "MiniCart.data", "MiniCart.total", "MiniCart.clear"]
+    assert [r[2] for r in rows(TOGGLE, "Toggle.vue", SMALL)][:3] == ["", "label", "toggle"]
 
 
 def test_a_svelte_script_without_lang_is_javascript_and_its_markup_follows() -> None:
