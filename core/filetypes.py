@@ -133,7 +133,7 @@ HANDLED_EXTENSIONS: frozenset[str] = frozenset(HANDLER_BY_EXTENSION)
 # section of nothing but its child's anchor or target merges into it; then every text
 # reader once more (markdown 7, org 3, asciidoc 4, rst 2, code 3, text 2, latex 1): a
 # private key's body is blanked; code 4: a Vue options object's methods are the component's
-# (`Cart.clear`).
+# (`Cart.clear`), and a Jinja macro ends at its `{% endmacro %}`.
 READER_REVISIONS: dict[str, int] = {"markdown": 7, "org": 3, "asciidoc": 4, "rst": 2, "code": 4,
                                      "text": 2, "latex": 1}
 # Which reader reads what, as one number: a no-op build's record holds it, so the first

@@ -227,6 +227,8 @@ _ATTACHED: dict[str, tuple[str, str]] = {
     "lisp": (r"^;", ""),
     "scheme": (r"^;", ""),
 }
+# a definition's closing line, in languages that write one: what follows is not its body
+_CLOSERS = {"jinja": re.compile(r"\{%-?\s*endmacro\b")}
 _BLOCK_COMMENTS = {"julia": ('"""', '"""'), "ocaml": ("(*", "*)"), "haskell": ("{-", "-}"),
                    "powershell": ("<#", "#>")}
 _CASELESS = frozenset({"sql", "dockerfile", "powershell"})
@@ -293,7 +295,12 @@ def code_handler(text: str, relpath: str, limits: Limits) -> Document:
 
 def _regex_blocks(lines: Sequence[str], language: str, limits: Limits) -> list[_Block]:
     spec = _LANGUAGES.get(language, _NO_LANGUAGE)
-    ends = _python_statements(lines) if language == "python" else frozenset()
+    if language == "python":
+        ends = _python_statements(lines)
+    elif language in _CLOSERS:
+        ends = _after_closers(lines, _CLOSERS[language], spec)
+    else:
+        ends = frozenset()
     blocks = _blocks(lines, 0, len(lines), spec, ends=ends)
     if language == "python":
         blocks = [part for block in blocks for part in _split_class(lines, block, limits)]
@@ -375,6 +382,20 @@ def _definitions(
         elif pending is not None and not (rest[0] in ")]}" or _is_comment(rest, spec)):
             pending = None
     return found
+
+
+def _after_closers(lines: Sequence[str], closer: re.Pattern[str], spec: _Language
+                   ) -> frozenset[int]:
+    """The first line of what follows each closing line (Jinja's ``{% endmacro %}``),
+    blank lines and comments skipped: the markup after a macro is no part of it."""
+    rows: set[int] = set()
+    for row, line in enumerate(lines):
+        if closer.search(line):
+            after = (n for n in range(row + 1, len(lines))
+                     if lines[n].strip() and not _is_comment(lines[n], spec))
+            if (first := next(after, None)) is not None:
+                rows.add(first)
+    return frozenset(rows)
 
 
 def _python_statements(lines: Sequence[str]) -> frozenset[int]:

@@ -235,8 +235,10 @@ def test_lisp_definitions_are_forms_at_column_zero() -> None:
     ("schema.graphql", "# A user.\ntype User {\n  id: ID!\n}\n\nextend type Query {\n  me: User\n}"
      "\n\nquery CurrentUser {\n  me { id }\n}\n",
      [(1, 4, "User", "class"), (6, 8, "Query", "class"), (10, 12, "CurrentUser", "function")]),
+    # the markup after {% endmacro %} is no part of the macro
     ("templates/forms.j2", "{# A field and its errors. #}\n{% macro field(f) %}\n  {{ f() }}\n"
-     "{% endmacro %}\n", [(1, 4, "field", "function")]),
+     "{% endmacro %}\n\n<form>\n  {{ field(form.name) }}\n</form>\n",
+     [(1, 4, "field", "function"), (6, 8, "", "")]),
     ("styles/vars.css", "/* Brand colors */\n:root {\n  --brand: #3451b2;\n}\n\n"
      ".dark {\n  --brand: #a8b1ff;\n}\n", [(1, 4, "", ""), (6, 8, "", "")]),  # cut at rules
     ("b.scss", "@mixin button-variant($bg) {\n  background: $bg;\n}\n\n.btn {\n"
