@@ -220,10 +220,14 @@ def source_lines(hit: Hit, query: str) -> list[tuple[int | None, str]] | None:
 
 def location(hit: Hit) -> str:
     """``vault:path:12-30``; a PDF hit is ``vault:file.pdf#page=4`` (its line numbers
-    count extracted text, which no viewer shows)."""
+    count extracted text, which no viewer shows). A definition shown from its head runs
+    to the end of the piece that matched, so the range holds every line the hit shows."""
     if hit.page:
         return f"{hit.vault}:{hit.path}#page={hit.page}"
-    return f"{hit.vault}:{hit.path}:{hit.start_line}-{hit.end_line}"
+    end = hit.end_line
+    if hit.piece is not None:
+        end = max(end, hit.piece[0] + max(len(hit.piece[1].splitlines()), 1) - 1)
+    return f"{hit.vault}:{hit.path}:{hit.start_line}-{end}"
 
 
 def hit_json(hit: Hit, query: str, with_text: bool = False, stale: str = "") -> dict[str, Any]:

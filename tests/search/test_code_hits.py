@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import write_config, write_tree
 from vq.core.settings import load_settings
-from vq.query.output import source_lines
+from vq.query.output import location, source_lines
 from vq.query.search import Query, search
 
 pytestmark = pytest.mark.model
@@ -99,6 +99,8 @@ def test_a_2000_line_function_is_one_hit_shown_from_its_def_line(tmp_path, build
     shown = source_lines(piece, "encode_part obj 1500")
     assert shown[0][0] == 4 and (None, "⋮") in shown
     assert (1500 + 6, "    obj = encode_part(obj, 1500)") in shown
+    # its location runs from the head to the matched piece's end: every line it shows
+    assert location(piece).endswith(f":{piece.start_line}-{piece.signals['piece']['end_line']}")
 
 
 def test_ranks_follow_the_fused_scores_no_hit_by_fiat(tmp_path, build):
