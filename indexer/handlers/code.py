@@ -67,6 +67,7 @@ _MODS = r"^(?:[a-z-]+\s+)*"  # any lowercase modifiers: export default async, pu
 _RUST = r"^(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern(?:\s+\"[^\"]*\")?)\s+)*"
 _C_FUNC = r"^(?!(?:if|else|for|while|switch|return|do|typedef|case|goto)\b)[A-Za-z_][\w\s*&:<>,]*?"
 _JS = "javascript typescript"
+_DART_PARAMS = r"(?:[^;=]*$|[^;]*?\)\s*(?:async\*?\s*|sync\*\s*)?=>)"
 _LISP_NAME = r"(?P<name>[^\s()\[\]'`,;\"]+)"  # a symbol: anything but delimiters
 
 # (languages, kind, pattern): a line matching pattern at the block's indent starts a
@@ -138,9 +139,10 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("dart", "class", r"^(?:(?:abstract|base|final|sealed|interface|mixin)\s+)*"
      r"(?:class|mixin|enum|extension(?:\s+type)?)\s+(?P<name>\w+)"),
     ("dart", "class", r"^typedef\s+(?P<name>\w+)"),
-    # a top-level function: a declaration, so no `=` or `;` before its parameters
+    # a top-level function: a declaration, so no `=` or `;` before its parameters' line
+    # ends, unless an arrow body follows them (`int twice(int x) => x * 2;`)
     ("dart", "function", r"^(?:external\s+)?(?:[\w<>?,. ]+?\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*"
-     r"(?:<[^>]*>)?\([^;=]*$"),
+     r"(?:<[^>]*>)?\(" + _DART_PARAMS),
     ("groovy", "class", _MODS + r"(?:class|interface|enum|trait)\s+(?P<name>\w+)"),
     ("groovy", "function", _MODS + r"def\s+(?P<name>\w+)\s*\("),
     ("sql", "function", r"^create\s+(?:\w+\s+)*?(?:function|procedure)\s+(?P<name>[\w.\"]+)"),
@@ -229,6 +231,9 @@ _ATTACHED: dict[str, tuple[str, str]] = {
 }
 # a definition's closing line, in languages that write one: what follows is not its body
 _CLOSERS = {"jinja": re.compile(r"\{%-?\s*endmacro\b")}
+# brace languages whose column 0 holds only top-level statements: one after a definition
+# ends it (Zig's `pub const Error = error{` is no part of the struct above it)
+_TOP_LEVEL_STATEMENTS = frozenset({"zig"})
 _BLOCK_COMMENTS = {"julia": ('"""', '"""'), "ocaml": ("(*", "*)"), "haskell": ("{-", "-}"),
                    "powershell": ("<#", "#>")}
 _CASELESS = frozenset({"sql", "dockerfile", "powershell"})
@@ -268,6 +273,21 @@ _METHOD = _Language(
     re.compile(_HASH),
     "@",
 )
+# Members of a class too long for one chunk, found at its body's indent (the regex
+# chunker's languages whose classes hold their methods: Python's when no grammar is
+# installed, Dart's, Groovy's, a Zig struct's, an OCaml module's functions)
+_MEMBER = (r"^(?:(?:static|external|factory|const|abstract|public|private|protected|final|"
+           r"synchronized)\s+)*(?:[\w<>?,.\[\] ]+?\s+)?(?:get\s+|set\s+|operator\s*)?"
+           r"(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\(" + _DART_PARAMS)
+_MEMBERS: dict[str, _Language] = {
+    "python": _METHOD,
+    "dart": replace(_LANGUAGES["dart"], patterns=(_Pattern(re.compile(_MEMBER), "method"),)),
+    "groovy": replace(_LANGUAGES["groovy"], patterns=(_Pattern(re.compile(_MEMBER), "method"),)),
+    "zig": replace(_LANGUAGES["zig"], patterns=tuple(
+        replace(p, kind="method") for p in _LANGUAGES["zig"].patterns if p.kind == "function")),
+    "ocaml": replace(_LANGUAGES["ocaml"], patterns=tuple(
+        p for p in _LANGUAGES["ocaml"].patterns if p.kind == "function")),
+}
 
 
 def code_handler(text: str, relpath: str, limits: Limits) -> Document:
@@ -299,11 +319,15 @@ def _regex_blocks(lines: Sequence[str], language: str, limits: Limits) -> list[_
         ends = _python_statements(lines)
     elif language in _CLOSERS:
         ends = _after_closers(lines, _CLOSERS[language], spec)
+    elif language in _TOP_LEVEL_STATEMENTS:
+        ends = _column0_statements(lines, spec)
     else:
         ends = frozenset()
     blocks = _blocks(lines, 0, len(lines), spec, ends=ends)
-    if language == "python":
-        blocks = [part for block in blocks for part in _split_class(lines, block, limits)]
+    if language in _MEMBERS:
+        members = _MEMBERS[language]
+        blocks = [part for block in blocks for part in _split_class(lines, block, limits,
+                                                                    members)]
     return blocks
 
 
@@ -398,6 +422,16 @@ def _after_closers(lines: Sequence[str], closer: re.Pattern[str], spec: _Languag
     return frozenset(rows)
 
 
+def _column0_statements(lines: Sequence[str], spec: _Language) -> frozenset[int]:
+    """Lines starting a top-level statement in a brace language that writes nothing
+    else at column 0: not a closing bracket, a comment, an attribute or a line of a
+    multiline string (Zig's ``\\``)."""
+    return frozenset(row for row, line in enumerate(lines)
+                     if line[:1].strip() and line[0] not in "}])\\" and
+                     not _is_comment(line, spec) and
+                     not (spec.decorator and line.startswith(spec.decorator)))
+
+
 def _python_statements(lines: Sequence[str]) -> frozenset[int]:
     """Lines where a top-level Python statement starts (not string or bracket contents).
 
@@ -475,8 +509,10 @@ def _block_comment_start(lines: Sequence[str], end: int, floor: int, spec: _Lang
     return None
 
 
-def _split_class(lines: Sequence[str], block: _Block, limits: Limits) -> list[_Block]:
-    """A too-long Python class becomes its header plus one block per method."""
+def _split_class(lines: Sequence[str], block: _Block, limits: Limits, spec: _Language
+                 ) -> list[_Block]:
+    """A too-long class becomes its header plus one block per member found by ``spec``
+    at the class body's indent."""
     span = trim(lines, *block.span)
     if block.kind != "class" or span is None:
         return [block]
@@ -485,7 +521,7 @@ def _split_class(lines: Sequence[str], block: _Block, limits: Limits) -> list[_B
     indent = _body_indent(lines, block.head + 1, block.span[1])
     if not indent:
         return [block]
-    members = _blocks(lines, block.head + 1, block.span[1], _METHOD, indent)
+    members = _blocks(lines, block.head + 1, block.span[1], spec, indent)
     if len(members) == 1:
         return [block]
     header = _Block((block.span[0], members[1].span[0]), block.head, block.parts, block.kind)

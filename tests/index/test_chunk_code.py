@@ -319,6 +319,49 @@ def test_more_languages_cut_at_their_definitions(path: str, text: str, expected:
         == expected
 
 
+FLUTTER = """\
+import 'package:flutter/material.dart';
+
+/// A counter page.
+class CounterPage extends StatefulWidget {
+  const CounterPage({super.key, required this.title});
+
+  final String title;
+
+  @override
+  State<CounterPage> createState() => _CounterPageState();
+
+  /// Resets the count.
+  void reset(BuildContext context) {
+    ScaffoldMessenger.of(context).showSnackBar(const SnackBar(content: Text('reset')));
+  }
+}
+"""
+
+
+def test_a_long_class_is_cut_at_its_members_in_pattern_languages() -> None:
+    """A Flutter widget was one definition cut by lines, each piece named by its class;
+    a class too long for one chunk is now its header plus one block per member (its
+    annotation and doc comment with it), as a Python class without its grammar is."""
+    document = code_handler(FLUTTER, "lib/counter.dart", Limits(max_chars=200, min_chars=0))
+    assert [(c.start_line, c.end_line, c.symbol, c.symbol_kind) for c in document.chunks] == [
+        (1, 1, "", ""), (3, 7, "CounterPage", "class"),
+        (9, 10, "CounterPage.createState", "method"),  # an arrow body: `=> ...;`
+        (12, 16, "CounterPage.reset", "method")]
+    zig = ("const std = @import(\"std\");\n\npub const Server = struct {\n    name: []const u8,\n\n"
+           "    /// Frees the server.\n    pub fn deinit(self: *Server) void {\n        _ = self;\n"
+           "    }\n};\n\npub const Error = error{\n    ParseError,\n};\n")
+    document = code_handler(zig, "src/Server.zig", Limits(max_chars=120, min_chars=0))
+    assert [(c.start_line, c.end_line, c.symbol) for c in document.chunks] == [
+        (1, 1, ""), (3, 4, "Server"), (6, 10, "Server.deinit"),
+        (12, 14, "")]  # a top-level statement ends the struct above it
+    groovy = ("class Release {\n    String name\n\n    // Tags the release.\n"
+              "    def tag(String version) {\n        sh \"git tag ${version}\"\n    }\n}\n")
+    assert [c.symbol for c in code_handler(groovy, "src/Release.groovy",
+                                           Limits(max_chars=100, min_chars=0)).chunks] == [
+        "Release", "Release.tag"]
+
+
 def test_tiny_symbol_less_blocks_merge() -> None:
     text = 'import x from "x";\n\nexport default function () {\n  return x;\n}\n'
     assert rows(code_handler(text, "web/index.js", Limits())) == [(1, 5, "", "", "web/index.js")]
