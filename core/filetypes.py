@@ -26,21 +26,23 @@ TEXT_FILENAMES = frozenset({"README", "LICENSE", "CHANGELOG", "CHANGES", "NEWS",
                             "HACKING", "CONTRIBUTING", "TODO"})
 
 _CODE_EXTENSIONS = (
-    ("python", ".py"),
+    ("python", ".py .pyi .pyw"),  # .pyi: type stubs
     ("javascript", ".js .mjs .cjs .jsx"),
-    ("typescript", ".ts .tsx"),
+    ("typescript", ".ts .tsx .mts .cts"),  # .mts/.cts: TypeScript's ES and CommonJS modules
     ("go", ".go"),
     ("rust", ".rs"),
     ("java", ".java"),
     ("c", ".c .h"),
-    ("cpp", ".cc .cpp .hpp"),
+    # C++ by every name its projects use (ITK's .hxx, Boost's .ipp, C++20 modules), CUDA's
+    # .cu (C++ with kernels) and Arduino's .ino sketches
+    ("cpp", ".cc .cpp .cxx .c++ .hpp .hxx .hh .h++ .ipp .inl .tpp .cppm .ixx .cu .cuh .ino"),
     ("csharp", ".cs"),
     ("ruby", ".rb .rake .gemspec"),
-    ("shell", ".sh .bash .zsh"),
+    ("shell", ".sh .bash .zsh .ksh .bats"),
     ("php", ".php"),
     ("kotlin", ".kt .kts"),  # .kts: Kotlin scripts, Gradle's build.gradle.kts
     ("swift", ".swift"),
-    ("scala", ".scala"),
+    ("scala", ".scala .sc .sbt"),  # .sc: Scala scripts (Ammonite, scala-cli); .sbt: sbt builds
     ("lua", ".lua"),
     ("elixir", ".ex .exs"),
     ("haskell", ".hs"),
@@ -70,7 +72,16 @@ _CODE_EXTENSIONS = (
     ("astro", ".astro"),
     ("sql", ".sql"),
     ("r", ".r"),
-    ("perl", ".pl"),
+    ("perl", ".pl .pm .t"),  # .pm: modules, .t: tests
+    ("vim", ".vim"),  # Vim script: plugins' functions and commands
+    ("nim", ".nim .nims"),
+    ("solidity", ".sol"),
+    ("fortran", ".f90 .f95 .f03 .f08 .f .for"),
+    ("cmake", ".cmake"),
+    ("starlark", ".bzl .star .bazel"),  # Bazel's and Buck's build language, read as Python
+    ("prisma", ".prisma"),
+    ("thrift", ".thrift"),
+    ("nix", ".nix"),
     ("elisp", ".el"),
     ("clojure", ".clj .cljs .cljc"),
     ("lisp", ".lisp .lsp"),  # Common Lisp; not .cl, which is OpenCL as often
@@ -85,6 +96,9 @@ LANGUAGE_BY_FILENAME: dict[str, str] = {
     **dict.fromkeys(("Makefile", "makefile", "GNUmakefile"), "make"),
     **dict.fromkeys(("Dockerfile", "Containerfile"), "dockerfile"),
     "Jenkinsfile": "groovy",
+    "CMakeLists.txt": "cmake",
+    **dict.fromkeys(("BUILD", "WORKSPACE", "BUCK", "Tiltfile"), "starlark"),
+    **dict.fromkeys(("vimrc", "_vimrc", "gvimrc"), "vim"),
     # Ruby's DSL files: Bundler, Rake, Vagrant, CocoaPods, fastlane, Homebrew, Capistrano
     **dict.fromkeys(("Gemfile", "Rakefile", "Vagrantfile", "Podfile", "Fastfile", "Brewfile",
                      "Capfile", "Guardfile"), "ruby"),
@@ -97,7 +111,9 @@ LANGUAGE_ALIASES = {"golang": "go", "c++": "cpp", "cxx": "cpp", "c#": "csharp",
                     "emacs-lisp": "elisp", "common-lisp": "lisp", "racket": "scheme",
                     "terraform": "hcl", "tf": "hcl", "proto": "protobuf", "gql": "graphql",
                     "twig": "jinja", "nunjucks": "jinja", "mustache": "handlebars",
-                    "pwsh": "powershell", "ps": "powershell", "gradle": "groovy"}
+                    "pwsh": "powershell", "ps": "powershell", "gradle": "groovy",
+                    "cuda": "cpp", "arduino": "cpp", "bazel": "starlark", "vimscript": "vim",
+                    "viml": "vim", "sol": "solidity"}
 
 # Handlers that take the file's bytes, not decoded text: their format says how to decode.
 BINARY_HANDLERS = frozenset({"pdf", "html", "notebook", "canvas", "docx"})

@@ -143,6 +143,21 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
     # ends, unless an arrow body follows them (`int twice(int x) => x * 2;`)
     ("dart", "function", r"^(?:external\s+)?(?:[\w<>?,. ]+?\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*"
      r"(?:<[^>]*>)?\(" + _DART_PARAMS),
+    ("vim", "function", r"^fu(?:nction)?!?\s+(?P<name>[\w:#.<>]+)"),
+    ("vim", "", r"^com(?:mand)?!?\s+(?:-\S+\s+)*(?P<name>[A-Z]\w*)"),
+    ("nim", "function", r"^(?:proc|func|method|iterator|converter|template|macro)\s+"
+     r"(?P<name>\w+)"),
+    ("solidity", "class", r"^(?:abstract\s+)?(?:contract|interface|library)\s+(?P<name>\w+)"),
+    ("solidity", "function", r"^function\s+(?P<name>\w+)"),  # a free function
+    ("fortran", "class", r"^(?:module|submodule|program|block\s+data)\s+(?!procedure\b)"
+     r"(?P<name>\w+)"),
+    ("fortran", "function", r"^(?:(?:pure|elemental|impure|recursive|module)\s+)*"
+     r"(?:(?:integer|real|double\s+precision|complex|logical|character)\S*\s+)?"
+     r"(?:subroutine|function)\s+(?P<name>\w+)"),
+    ("cmake", "function", r"^(?:function|macro)\s*\(\s*(?P<name>[\w-]+)"),
+    ("prisma", "class", r"^(?:model|enum|type|view)\s+(?P<name>\w+)"),
+    ("prisma", "", r"^(?:datasource|generator)\s+(?P<name>\w+)"),
+    ("thrift", "class", r"^(?:struct|union|exception|service|enum)\s+(?P<name>\w+)"),
     ("groovy", "class", _MODS + r"(?:class|interface|enum|trait)\s+(?P<name>\w+)"),
     ("groovy", "function", _MODS + r"def\s+(?P<name>\w+)\s*\("),
     ("sql", "function", r"^create\s+(?:\w+\s+)*?(?:function|procedure)\s+(?P<name>[\w.\"]+)"),
@@ -213,6 +228,13 @@ _ATTACHED: dict[str, tuple[str, str]] = {
     "powershell": (r"^#|^<#", ""),
     "dart": (r"^//", "@"),
     "groovy": (_SLASH, "@"),
+    "vim": (r'^"', ""),
+    "nim": (_HASH, ""),
+    "solidity": (_SLASH, ""),
+    "fortran": (r"^!", ""),
+    "cmake": (_HASH, ""),
+    "prisma": (r"^//", ""),
+    "thrift": (r"^(?://|/\*|\s*\*|#)", ""),
     "sql": (r"^--", ""),
     "r": (_HASH, ""),
     "perl": (_HASH, ""),
@@ -236,7 +258,7 @@ _CLOSERS = {"jinja": re.compile(r"\{%-?\s*endmacro\b")}
 _TOP_LEVEL_STATEMENTS = frozenset({"zig"})
 _BLOCK_COMMENTS = {"julia": ('"""', '"""'), "ocaml": ("(*", "*)"), "haskell": ("{-", "-}"),
                    "powershell": ("<#", "#>")}
-_CASELESS = frozenset({"sql", "dockerfile", "powershell"})
+_CASELESS = frozenset({"sql", "dockerfile", "powershell", "fortran", "cmake"})
 # Languages whose functions are written as clauses (Erlang's `f(0) ->`, `f(N) ->`): a
 # definition line naming the definition just above continues it
 _CLAUSES = frozenset({"elixir", "erlang", "haskell"})
@@ -287,6 +309,9 @@ _MEMBERS: dict[str, _Language] = {
         replace(p, kind="method") for p in _LANGUAGES["zig"].patterns if p.kind == "function")),
     "ocaml": replace(_LANGUAGES["ocaml"], patterns=tuple(
         p for p in _LANGUAGES["ocaml"].patterns if p.kind == "function")),
+    "solidity": replace(_LANGUAGES["solidity"], patterns=(_Pattern(re.compile(
+        r"^(?:(?:function|modifier|event|struct|enum|error)\s+(?P<name>\w+)|"
+        r"(?P<image>constructor|fallback|receive)\s*\()"), "method"),)),
 }
 
 

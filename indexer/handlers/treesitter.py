@@ -149,6 +149,8 @@ _GRAMMARS: dict[str, _Grammar] = {
                      "function_definition": _F, "method_declaration": _F},
                     "language_php", containers=frozenset({"namespace_definition"})),
 }
+# Starlark (Bazel's BUILD and .bzl files, Buck's, Tilt's) is a dialect of Python
+_GRAMMARS["starlark"] = _GRAMMARS["python"]
 # A Vue component's options object (``export default { methods: { save() {} } }``, or
 # wrapped in ``defineComponent(...)``): read through, so each option and method is a
 # definition; a plain script (``<script setup>``) reads as JavaScript/TypeScript does.

@@ -124,7 +124,17 @@ def test_registry_routes_code_and_text() -> None:
      ("src/Data/Aeson.hs", "haskell"), ("src/list.mli", "ocaml"), ("src/Server.zig", "zig"),
      ("src/file.jl", "julia"), ("src/cowboy_req.erl", "erlang"), ("include/x.hrl", "erlang"),
      ("src/Mock.ps1", "powershell"), ("Pester.psm1", "powershell"), ("lib/client.dart", "dart"),
-     ("build.gradle", "groovy"), ("Jenkinsfile", "groovy"), ("page.html.heex", "eex")],
+     ("build.gradle", "groovy"), ("Jenkinsfile", "groovy"), ("page.html.heex", "eex"),
+     # the other names of languages vq read: C++'s .hxx/.ipp/.cu, Python's stubs,
+     # TypeScript's module files, Perl's modules, Scala's build; and build languages
+     ("itk/Image.hxx", "cpp"), ("boost/detail.ipp", "cpp"), ("kernels/add.cu", "cpp"),
+     ("sketch.ino", "cpp"), ("typing/os.pyi", "python"), ("src/index.mts", "typescript"),
+     ("lib/Foo/Bar.pm", "perl"), ("build.sbt", "scala"), ("test/run.bats", "shell"),
+     ("CMakeLists.txt", "cmake"), ("cmake/deps.cmake", "cmake"), ("tools/BUILD", "starlark"),
+     ("MODULE.bazel", "starlark"), ("rules/defs.bzl", "starlark"), ("plugin/fzf.vim", "vim"),
+     ("src/Token.sol", "solidity"), ("src/solver.f90", "fortran"), ("flake.nix", "nix"),
+     ("prisma/schema.prisma", "prisma"), ("api.thrift", "thrift"), ("src/os.nim", "nim"),
+     ("notes/build.txt", "")],
 )
 def test_language_by_extension(path: str, language: str) -> None:
     assert language_for(path) == language
@@ -301,6 +311,17 @@ DOC_ABOVE_LANGUAGES = [
      "    _withClient((c) => c.post(url, body: body));\n\nabstract interface class Client {\n"
      "  void close();\n}\n",
      [(1, 3, "", ""), (5, 8, "post", "function"), (10, 12, "Client", "class")]),
+    # Vim script's functions and commands; CMake's functions and macros, in any case
+    ("plugin/fzf.vim", '" Opens fzf.\nfunction! fzf#run(...) abort\n  return 1\nendfunction\n\n'
+     "command! -nargs=* -bang FZF call fzf#run()\n",
+     [(1, 4, "fzf#run", "function"), (6, 6, "FZF", "")]),
+    ("CMakeLists.txt", "project(demo)\n\n# Adds a test.\nFUNCTION(add_demo_test name)\n"
+     "  add_test(${name} demo)\nendfunction()\n",
+     [(1, 1, "", ""), (3, 6, "add_demo_test", "function")]),
+    # Starlark (Bazel) is parsed as Python
+    ("rules/defs.bzl",
+     '"""Rules."""\n\ndef my_rule(name, srcs):\n    native.genrule(name = name)\n',
+     [(1, 1, "", ""), (3, 4, "my_rule", "function")]),
     # Groovy (Gradle's build files, Jenkinsfiles): classes and def'd functions
     ("vars/deploy.groovy", "import groovy.json.JsonSlurper\n\n// Deploys one service.\n"
      "def call(String service) {\n  sh \"deploy ${service}\"\n}\n\nclass Release {\n}\n",
@@ -355,6 +376,14 @@ def test_a_long_class_is_cut_at_its_members_in_pattern_languages() -> None:
     assert [(c.start_line, c.end_line, c.symbol) for c in document.chunks] == [
         (1, 1, ""), (3, 4, "Server"), (6, 10, "Server.deinit"),
         (12, 14, "")]  # a top-level statement ends the struct above it
+    solidity = ("pragma solidity ^0.8.0;\n\n/// A token.\ncontract Token is ERC20 {\n"
+                "    uint256 public total;\n\n    /// Mints tokens.\n"
+                "    function mint(address to) external {\n        _mint(to, 1);\n    }\n\n"
+                "    constructor() ERC20(\"T\", \"T\") {}\n}\n")
+    document = code_handler(solidity, "contracts/Token.sol", Limits(max_chars=150, min_chars=0))
+    assert [(c.start_line, c.end_line, c.symbol, c.symbol_kind) for c in document.chunks] == [
+        (1, 1, "", ""), (3, 5, "Token", "class"), (7, 10, "Token.mint", "method"),
+        (12, 13, "Token.constructor", "method")]
     groovy = ("class Release {\n    String name\n\n    // Tags the release.\n"
               "    def tag(String version) {\n        sh \"git tag ${version}\"\n    }\n}\n")
     assert [c.symbol for c in code_handler(groovy, "src/Release.groovy",

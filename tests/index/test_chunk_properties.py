@@ -357,8 +357,12 @@ PATTERN_LINES = [
     '"""', '"""doc"""', "function f(x)", "f(x) = x", "struct S", "pub fn run() void {",
     "test \"t\" {", "g(0) ->", "g(N) -> N;", "-spec g(integer()) -> integer().", "<#", "#>",
     "function Get-Thing {", "class Client {", "Future<void> main() async {", "def call() {",
+    "  int twice(int x) => x * 2;", "pub const S = struct {", "    pub fn f() void {", "};",
+    "contract T {", "    function f() external {", "    constructor() {}", "function! a#b()",
+    "proc f*() =", "MODULE m", "subroutine s(x)", "function(f x)", "model User {",
 ]
-PATTERN_PATHS = ["a.hs", "a.ml", "a.jl", "a.zig", "a.erl", "a.ps1", "a.dart", "a.groovy"]
+PATTERN_PATHS = ["a.hs", "a.ml", "a.jl", "a.zig", "a.erl", "a.ps1", "a.dart", "a.groovy", "a.vim",
+                 "a.nim", "a.sol", "a.f90", "a.cmake", "a.prisma", "a.thrift", "a.nix"]
 
 
 @FUZZ
