@@ -150,6 +150,9 @@ class Discovery:
     pruned: list[tuple[str, str, str]] = field(default_factory=list)
     # every vault walked found exactly what the cached walk found (``vq.core.walk_cache``)
     same_as_cache: bool = False
+    # files no reader claims, by extension (or name): (count, one's path in its vault),
+    # from the folders listed afresh; `vq init` says which text formats vq leaves unread
+    unclaimed: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -389,8 +392,15 @@ class Walker:
                 skipped[kind] += 1
                 if kind in ("vendored", "excluded") and entry.is_dir(follow_symlinks=False):
                     pruned.append((rel, kind))
+                elif kind == "unclaimed":
+                    self._note_unclaimed(entry.name, rel)
         return (mtime, rules, tuple(names), tuple(links), tuple(dirs),
                 tuple(sorted(skipped.items())), tuple(pruned), b"")
+
+    def _note_unclaimed(self, name: str, rel: str) -> None:
+        key = suffix(name) or name
+        count, sample = self.out.unclaimed.get(key, (0, rel))
+        self.out.unclaimed[key] = (count + 1, sample)
 
     def _classify(self, entry: os.DirEntry, rel: str, ignores: tuple[Ignore, ...]) -> str:
         try:

@@ -31,6 +31,7 @@ atomically; an existing config is never replaced without ``force``.
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import functools
 import posixpath
@@ -145,6 +146,9 @@ class Scan:
     html: list[str] = field(default_factory=list)       # every HTML page's path, from the root
     generated_html: list[str] = field(default_factory=list)  # such folders below a docs folder
     code_in: Counter = field(default_factory=Counter)   # every folder -> code files below it
+    files: int = 0  # files a reader takes
+    unclaimed: Counter = field(default_factory=Counter)  # extension -> files no reader takes
+    unclaimed_sample: dict[str, str] = field(default_factory=dict)  # extension -> one of them
     names_in: dict[str, set[str]] = field(default_factory=dict)  # folder -> its files' names
 
     def folder(self, top: str) -> Folder:
@@ -212,6 +216,7 @@ def inspect_project(root: Path, model: str = DEFAULT_MODEL,
         plan.vaults[:] = [_excluding(v, folder, "generated HTML") for v in plan.vaults]
     _leave_out_translations(plan, scan)
     _leave_out_app_folders(plan)
+    plan.notes += _unread_note(scan)
     indexed = {f: n for f, n in scan.names_in.items() if _indexed(plan.vaults, f)}
     plan.notes += stub_notes + copies.copy_notes(indexed)
     return plan
@@ -234,8 +239,12 @@ def _scan_tree(scan: Scan, top: str) -> None:
     found = discover([Vault("project", scan.root / top, exclude=GENERATED_GLOBS)],
                      UNCAPPED, hooked=DOCUMENTS)
     prefix = f"{top}/" if top else ""
+    scan.files += len(found.files)
     for entry in found.files:
         _count_file(scan, prefix + entry.path)
+    for key, (count, sample) in found.unclaimed.items():
+        scan.unclaimed[key] += count
+        scan.unclaimed_sample.setdefault(key, prefix + sample)
     for _, rel, why in found.pruned:
         rel = prefix + rel
         name = rel.rsplit("/", 1)[-1]
@@ -567,6 +576,47 @@ def _leave_out_app_folders(plan: Plan) -> None:
             left_out.append(f"{found.folder}/ ({found.why})")
     if left_out:
         plan.notes.append(f"{app}: left out {'; '.join(left_out)}")
+
+
+UNREAD_MIN_FILES = 3  # fewer files of a format than this are not worth a note
+UNREAD_SHARE = 0.1  # ...nor a format with fewer files than this share of those read
+UNREAD_SHOWN = 4
+# keys and certificates: never read, and no note invites anyone to
+CREDENTIAL_FORMATS = frozenset({".pem", ".key", ".cer", ".crt", ".der", ".csr", ".p12",
+                                ".pfx", ".jks", ".keystore", ".gpg", ".asc", ".kdbx"})
+
+
+def _unread_note(scan: Scan) -> list[str]:
+    """A note naming the text formats no reader takes that make up much of the project
+    (an Objective-C project's ``.m`` files), most files first: `vq init` said "nothing
+    recognisable yet" of one and search silently missed its files. Binary formats
+    (images, fonts, archives: one file of each is read to tell), credentials, and
+    formats that are a small share beside what vq reads (a code base's few ``.xml``
+    and ``.plist`` files) are left out of it."""
+    floor = max(UNREAD_MIN_FILES, UNREAD_SHARE * scan.files)
+    common = [(ext, n) for ext, n in scan.unclaimed.most_common()
+              if n >= floor and ext.lower() not in CREDENTIAL_FORMATS
+              and _looks_like_text(scan.root, scan.unclaimed_sample[ext])]
+    if not common:
+        return []
+    listed = ", ".join(f"{ext} ({_n(n, 'file')})" for ext, n in common[:UNREAD_SHOWN])
+    more = f" and {_n(len(common) - UNREAD_SHOWN, 'more format')}" \
+        if len(common) > UNREAD_SHOWN else ""
+    return [f"not read: {listed}{more}: vq has no reader for these formats, so search "
+            "will not find them (hooks: can convert a document format to text)"]
+
+
+def _looks_like_text(root: Path, rel: str) -> bool:
+    """Whether a file's first bytes are UTF-8 text (no NUL byte)."""
+    try:
+        head = confined.read_head(confined.open_beneath(str(root), rel.split("/")), 4096)
+    except (OSError, ValueError):
+        return False
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return False
+    return b"\0" not in head
 
 
 def _first_words(root: Path, rel: str, size: int = 4096,

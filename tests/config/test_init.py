@@ -471,3 +471,23 @@ def test_daily_notes_that_are_mostly_their_template_are_kept(tmp_path):
     plan = inspect_project(tmp_path)
     assert not [n for n in plan.notes if "stubs" in n], plan.notes
     assert [v.path for v in plan.vaults if v.kind == "notes"] == ["Daily"], plan.vaults
+
+
+def test_text_formats_no_reader_takes_are_named_in_a_note(tmp_path):
+    """An Objective-C project's ``.m`` files were silently left out ("nothing
+    recognisable yet"); a note names each text format no reader takes, most files
+    first, and leaves out binary ones (images), credentials (``.pem``: never read, and no
+    note invites anyone to) and formats with a file or two."""
+    files = {f"Sources/A{i}.m": f"@implementation A{i}\n- (void)run {{}}\n@end\n" for i in range(4)}
+    files |= {f"Sources/B{i}.xib": "<document/>\n" for i in range(3)}
+    files |= {f"certs/c{i}.pem": "-----BEGIN CERTIFICATE-----\n" for i in range(5)}
+    files |= {"one.zzz": "stray\n", "README.md": "# App\n"}
+    write_tree(tmp_path, files)
+    for i in range(5):
+        (tmp_path / "img" / f"icon{i}.png").parent.mkdir(exist_ok=True)
+        (tmp_path / "img" / f"icon{i}.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    plan = inspect_project(tmp_path)
+    notes = [n for n in plan.notes if n.startswith("not read:")]
+    assert notes == ["not read: .m (4 files), .xib (3 files): vq has no reader for these "
+                     "formats, so search will not find them (hooks: can convert a document "
+                     "format to text)"]
