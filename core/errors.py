@@ -43,8 +43,12 @@ CREATE_CONFIG = ("create one: `vq init` proposes vaults for the project here (`v
 class IndexMissing(VqError):
     """There is no index at the configured location yet."""
 
-    def __init__(self, index_dir: str, configured: bool = True) -> None:
-        if configured:
+    def __init__(self, index_dir: str, configured: bool = True, building: str = "") -> None:
+        if building:  # `vq build &` then a search: the first build is writing it
+            super().__init__(f"no index at {index_dir} yet: the first build is running "
+                             f"({building})", "search again in a few seconds: its text is "
+                             "searchable as soon as its first files are written")
+        elif configured:
             super().__init__(f"no index at {index_dir}", "run `vq build` first")
         else:
             super().__init__(f"no index at {index_dir}; {NO_CONFIG}",

@@ -23,6 +23,7 @@ from typing import Any
 
 from vq.core import lazy_rest, paths, swap
 from vq.core.errors import IndexCorrupt, IndexMismatch, IndexMissing
+from vq.core.lock import lock_state
 from vq.core.schema import (
     BUILDS,
     BUILDS_SCHEMA,
@@ -315,6 +316,8 @@ def open_for(settings: Any) -> Index:
     except IndexMissing:
         if settings.config_file is None:
             raise IndexMissing(settings.index_dir, configured=False) from None
+        if building := lock_state(settings.build_lock):
+            raise IndexMissing(settings.index_dir, building=building) from None
         raise
 
 

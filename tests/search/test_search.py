@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.conftest import run_vq, write_config, write_tree
+from tests.conftest import lock_held_elsewhere, run_vq, write_config, write_tree
 from tests.processes import reap
 from vq.core import store
 from vq.core.settings import load_settings
@@ -101,6 +101,20 @@ def test_no_index_is_a_clear_error(tmp_path, vault, cli):
     result = cli("--config", cfg, "search", "anything")
     assert result.exit_code == 2
     assert f"no index at {tmp_path / 'none'}" in result.stderr and "vq build" in result.stderr
+
+
+def test_no_index_while_the_first_build_runs_says_to_search_again(tmp_path, vault, cli):
+    """`vq build &` then `vq search`: the first seconds of a first build have no index
+    yet, and "run `vq build` first" told the user to start the build already running."""
+    index_dir = tmp_path / "index"
+    cfg = write_config(tmp_path / "fresh.yaml", {"index_dir": str(index_dir),
+                                                  "vaults": {"n": {"path": str(vault)}}})
+    with lock_held_elsewhere(index_dir / "build.lock") as pid:
+        result = cli("--config", cfg, "search", "anything")
+    assert result.exit_code == 2
+    assert f"the first build is running (pid {pid} since" in result.stderr, result.stderr
+    assert "search again in a few seconds" in result.stderr
+    assert "run `vq build` first" not in result.stderr
 
 
 def test_a_query_that_begins_with_a_dash_says_how_to_search_for_it(cli):
