@@ -13,6 +13,7 @@ import os
 import pytest
 
 from tests.conftest import write_config
+from vq.core.build_progress import clear_record, write_record
 from vq.core.lock import holder_file, write_holder
 from vq.core.settings import load_settings
 from vq.core.watching import WatchState, write_state
@@ -68,8 +69,13 @@ def test_a_watchers_pending_files_and_a_running_build_are_said(cli, config):
     try:
         stale = search_json(cli, config, "--explain")["explain"]["stale"]
         assert stale["building"].startswith("a build is running (pid")
+        # a first build's results come from the files written so far: how many is said
+        write_record(settings.build_lock, {"files_done": 40, "files_total": 88})
+        stale = search_json(cli, config, "--explain")["explain"]["stale"]
+        assert stale["building"].endswith("; 40 of 88 files read)"), stale
     finally:
         holder_file(settings.build_lock).unlink()
+        clear_record(settings.build_lock)
 
 
 def test_status_shows_the_watchers_state(cli, config):
