@@ -31,7 +31,7 @@ LANGUAGES = frozenset({"vue", "svelte", "astro"})
 # a top-level block's opening tag, at column 0 as both frameworks' tooling writes it
 _OPEN = re.compile(r"<(script|template|style)\b([^>]*)>", re.IGNORECASE)
 _CLOSE_SCRIPT = re.compile(r"</script\s*>", re.IGNORECASE)
-_EXPORT_DEFAULT = re.compile(r"export\s+default\b")
+_EXPORT_DEFAULT = re.compile(r"\s*export\s+default\b")
 _NAME_OPTION = re.compile(r"""name\s*:\s*["']([\w.-]+)["']""")  # the options' `name: 'Cart'`
 _TYPESCRIPT = re.compile(r"""\blang\s*=\s*["']?(?:ts|typescript|tsx)\b""", re.IGNORECASE)
 
