@@ -109,6 +109,7 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("elixir", "class", r"^(?:defmodule|defprotocol|defimpl)\s+(?P<name>[\w.]+)"),
     # Haskell: a top-level function starts at its type signature, its equations follow
     ("haskell", "function", r"^(?P<name>[a-z_][\w']*)\s*::"),
+    ("haskell", "function", r"^\((?P<name>[!#$%&*+./<=>?@\\^|~:-]+)\)\s*::"),  # (.:?) :: ...
     ("haskell", "class", r"^(?:data|newtype|type|class)\s+(?:family\s+|instance\s+)?"
      r"(?:[^=]*=>\s*)?(?P<name>[A-Z][\w']*)"),
     ("haskell", "", r"^(?:instance|deriving\s+instance)\b"),

@@ -278,9 +278,10 @@ CLAUSE_LANGUAGES = [
     # equations follow; an instance is a block of its own
     ("src/Types.hs", "module Types where\n\n-- | Parse an index.\nparseIndex :: Int -> Value\n"
      "parseIndex 0 = Null\nparseIndex n = Number n\n\n{-| A value. -}\ndata Value = Null\n"
-     "\ninstance Show Value where\n  show _ = \"v\"\n",
+     "\ninstance Show Value where\n  show _ = \"v\"\n\n(.:?) :: Object -> Key -> Parser a\n"
+     "(.:?) = explicitParseFieldMaybe parseJSON\n",
      [(1, 1, "", ""), (3, 6, "parseIndex", "function"), (8, 9, "Value", "class"),
-      (11, 12, "", "")]),
+      (11, 12, "", ""), (14, 15, ".:?", "function")]),  # an operator, by its signature
 ]
 DOC_ABOVE_LANGUAGES = [
     # Julia: a docstring right above joins the definition; short and long function forms
