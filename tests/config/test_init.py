@@ -477,10 +477,11 @@ def test_text_formats_no_reader_takes_are_named_in_a_note(tmp_path):
     """An Objective-C project's ``.m`` files were silently left out ("nothing
     recognisable yet"); a note names each text format no reader takes, most files
     first, and leaves out binary ones (images), credentials (``.pem``: never read, and no
-    note invites anyone to) and formats with a file or two."""
+    note invites anyone to), test fixtures, and formats with a file or two."""
     files = {f"Sources/A{i}.m": f"@implementation A{i}\n- (void)run {{}}\n@end\n" for i in range(4)}
     files |= {f"Sources/B{i}.xib": "<document/>\n" for i in range(3)}
     files |= {f"certs/c{i}.pem": "-----BEGIN CERTIFICATE-----\n" for i in range(5)}
+    files |= {f"tests/cases/t{i}.tok": "[1, 2]\n" for i in range(6)}  # a test's fixtures
     files |= {"one.zzz": "stray\n", "README.md": "# App\n"}
     write_tree(tmp_path, files)
     for i in range(5):
