@@ -30,6 +30,7 @@ from typing import Any
 from vq.core import paths
 from vq.core.filetypes import suffix
 from vq.core.settings import Settings
+from vq.core.test_paths import is_secondary
 from vq.core.trust import require_trusted
 from vq.core.walk import FileEntry, marked_generated
 from vq.indexer.handlers import BINARY_HANDLERS, Document, HandlerError, Limits, handler_for
@@ -144,7 +145,15 @@ class FileChunker:
             if isinstance(handler, str) or name in BINARY_HANDLERS:
                 return self._document(self._extract(name, handler, data, digest, entry),
                                       entry.path, name)
-            text = decode(data)
+            try:
+                text = decode(data)
+            except Unreadable:
+                if not is_secondary(entry.path):
+                    raise
+                # a test's fixture that is no UTF-8 text (a JSON parser's suite of invalid
+                # encodings) is test data on purpose: counted, not an error every build
+                self.skipped["fixture not text"] += 1
+                return Document(chunks=(), title=file_stem(entry.path))
             reason = skip_reason(text) if name == "code" else ""
             if reason:
                 self.skipped[reason] += 1

@@ -38,6 +38,9 @@ def hostile(tmp_path):
     (root / "latin1.md").write_bytes("# Caf\xe9 au lait\n".encode("latin-1"))
     (root / "mixed.md").write_bytes(b"# Mixed\n\nutf8 \xc3\xa9 then latin1 \xe9\n")
     (root / "binary.md").write_bytes(bytes(range(256)) * 4)
+    # a parser's test suite of invalid encodings: test data on purpose, not an error
+    (root / "tests" / "fixtures").mkdir(parents=True)
+    (root / "tests" / "fixtures" / "latin1.md").write_bytes("# Caf\xe9\n".encode("latin-1"))
     with open(root / "huge.md", "wb") as fh:
         fh.truncate(50 * 1024 * 1024)
     (root / "loop-a.md").symlink_to(root / "loop-b.md")
@@ -65,6 +68,7 @@ def test_hostile_tree_builds_and_reports_each_problem_once(tmp_path, hostile, bu
     if os.geteuid() != 0:  # root reads anything, so the permission case only bites users
         assert "permission denied" in reasons["locked.md"]
     assert "escape.md" not in reasons and summary.skipped["symlink outside vault"] == 1
+    assert "tests/fixtures/latin1.md" not in reasons and summary.skipped["fixture not text"] == 1
     index = store.open_index(str(tmp_path / "index"))
     indexed = set(index.chunks.search().select(["path"]).limit(None).to_arrow()["path"]
                   .to_pylist())
