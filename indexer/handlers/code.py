@@ -156,6 +156,7 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
      r"(?:(?:integer|real|double\s+precision|complex|logical|character)\S*\s+)?"
      r"(?:subroutine|function)\s+(?P<name>\w+)"),
     ("cmake", "function", r"^(?:function|macro)\s*\(\s*(?P<name>[\w-]+)"),
+    ("cmake", "", r"^(?:add_library|add_executable|add_custom_target)\s*\(\s*(?P<name>[\w.:-]+)"),
     ("prisma", "class", r"^(?:model|enum|type|view)\s+(?P<name>\w+)"),
     ("prisma", "", r"^(?:datasource|generator)\s+(?P<name>\w+)"),
     ("thrift", "class", r"^(?:struct|union|exception|service|enum)\s+(?P<name>\w+)"),

@@ -62,6 +62,7 @@ class _Grammar:
     doc_attributes: frozenset[str] = frozenset()
     clauses: bool = False  # a function's consecutive clauses (same name) are one definition
     methods: bool = True  # a function in a class is a method (not in an Elixir module)
+    targets: bool = False  # Starlark: a rule call's `name = "..."` names a build target
 
 
 _F, _C = "function", "class"
@@ -150,7 +151,7 @@ _GRAMMARS: dict[str, _Grammar] = {
                     "language_php", containers=frozenset({"namespace_definition"})),
 }
 # Starlark (Bazel's BUILD and .bzl files, Buck's, Tilt's) is a dialect of Python
-_GRAMMARS["starlark"] = _GRAMMARS["python"]
+_GRAMMARS["starlark"] = replace(_GRAMMARS["python"], targets=True)
 # A Vue component's options object (``export default { methods: { save() {} } }``, or
 # wrapped in ``defineComponent(...)``): read through, so each option and method is a
 # definition; a plain script (``<script setup>``) reads as JavaScript/TypeScript does.
@@ -434,7 +435,8 @@ class _Tiler:
         if node is None:
             return None
         value = _assigned_value(node) if node.type in _ASSIGNMENTS else None
-        kind = self.grammar.kinds.get((value or node).type) or self._callee_kind(node) or _F
+        kind = self.grammar.kinds.get((value or node).type) or self._callee_kind(node) or \
+            ("target" if self.grammar.targets and node.type == "expression_statement" else _F)
         owner_parts = owner.parts if owner is not None else ()
         parts = (*owner_parts, *self._name(node))
         if kind == _F and self.grammar.methods and \
@@ -472,6 +474,8 @@ class _Tiler:
             return True
         if self.grammar.calls and node.type == "call":
             return bool(self._callee_kind(node))
+        if self.grammar.targets and node.type == "expression_statement":
+            return bool(self._target(node))
         if node.type in _ASSIGNMENTS:
             value = _assigned_value(node)
             return value is not None and value.type in self.grammar.kinds
@@ -494,6 +498,8 @@ class _Tiler:
         """The symbol path a definition adds: ``("Shape", "area")`` for ``Shape::area``."""
         if self._callee_kind(node):
             return self._call_name(node)
+        if self.grammar.targets and node.type == "expression_statement":
+            return (self._target(node),)
         if node.type == "method_declaration" and node.child_by_field_name("receiver"):
             return (*_receiver(self._text(node.child_by_field_name("receiver"))),
                     *_split(self._text(node.child_by_field_name("name"))))
@@ -511,6 +517,20 @@ class _Tiler:
         if named is not None or node.type in _ASSIGNMENTS:
             return _split(self._text(named))
         return _split(self._text(_declarator_name(node.child_by_field_name("declarator"))))
+
+    def _target(self, statement: Node) -> str:
+        """Starlark: the target a rule call defines, ``py_binary(name = "cli", ...)`` ->
+        ``cli`` (a call without a ``name`` string is no definition)."""
+        call = statement.named_children[0] if statement.named_children else None
+        arguments = call.child_by_field_name("arguments") if call is not None and \
+            call.type == "call" else None
+        for argument in arguments.named_children if arguments is not None else ():
+            name, value = (argument.child_by_field_name("name"),
+                           argument.child_by_field_name("value"))
+            if argument.type == "keyword_argument" and self._text(name) == "name" and \
+                    value is not None and value.type == "string":
+                return _STRING_QUOTES.sub("", self._text(value))
+        return ""
 
     def _call_name(self, node: Node) -> tuple[str, ...]:
         """Elixir: ``defmodule Plug.Conn`` -> ``("Plug", "Conn")``, ``def put(conn) when

@@ -317,12 +317,15 @@ DOC_ABOVE_LANGUAGES = [
      "command! -nargs=* -bang FZF call fzf#run()\n",
      [(1, 4, "fzf#run", "function"), (6, 6, "FZF", "")]),
     ("CMakeLists.txt", "project(demo)\n\n# Adds a test.\nFUNCTION(add_demo_test name)\n"
-     "  add_test(${name} demo)\nendfunction()\n",
-     [(1, 1, "", ""), (3, 6, "add_demo_test", "function")]),
-    # Starlark (Bazel) is parsed as Python
+     "  add_test(${name} demo)\nendfunction()\n\nadd_executable(demo main.cpp)\n",
+     [(1, 1, "", ""), (3, 6, "add_demo_test", "function"), (8, 8, "demo", "")]),  # targets
+    # Starlark (Bazel) is parsed as Python; a rule call is the target its name names
     ("rules/defs.bzl",
      '"""Rules."""\n\ndef my_rule(name, srcs):\n    native.genrule(name = name)\n',
      [(1, 1, "", ""), (3, 4, "my_rule", "function")]),
+    ("tools/BUILD", 'load("@rules_python//python:defs.bzl", "py_binary")\n\n# The tool.\n'
+     'py_binary(\n    name = "cli",\n    srcs = ["cli.py"],\n)\n\nexports_files(["a.md"])\n',
+     [(1, 1, "", ""), (3, 7, "cli", "target"), (9, 9, "", "")]),
     # Groovy (Gradle's build files, Jenkinsfiles): classes and def'd functions
     ("vars/deploy.groovy", "import groovy.json.JsonSlurper\n\n// Deploys one service.\n"
      "def call(String service) {\n  sh \"deploy ${service}\"\n}\n\nclass Release {\n}\n",
