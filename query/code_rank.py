@@ -18,6 +18,11 @@ the signals scored 0 stays below every hit they scored above 0.
   ``after_database_authentication`` matched ``authenticate_user!`` as well, where a code
   search tool matches the name (docs/decisions.md#literal-identifiers). Prose in a code
   vault counts too (Devise's README is where its generated helpers are written).
+* **A lookup counts what lacks the name half.** When the whole query is one such
+  identifier, a code chunk (or prose in a code vault) that neither holds it as written
+  nor defines it is multiplied by ``SECONDARY``: the stemmed full-text match of
+  ``authentication`` is no answer to ``authenticate_user!``
+  (docs/decisions.md#identifier-lookups).
 * **Tests, examples and vendored code below the implementation**, unless the
   query asks for them ("test", "example", "spec", ...): their score is
   multiplied by ``SECONDARY``. A test is known by its file (``tests/``,
@@ -165,6 +170,14 @@ def imports_only(row: dict) -> bool:
     return found
 
 
+def is_lookup(query: str, terms: list[str]) -> bool:
+    """The whole query is one identifier without dots (``authenticate_user!``,
+    ``parseConfig``): a lookup of where that name is written
+    (docs/decisions.md#identifier-lookups)."""
+    return len(terms) == 1 and "." not in terms[0] and _identifier_like(terms[0]) and \
+        query.strip().removesuffix("()") == terms[0]
+
+
 def literal_patterns(terms: Iterable[str]) -> list[re.Pattern[str]]:
     """The query's identifiers without dots, each as written and not inside a longer
     name (``authenticate_user!``, ``parseConfig``); dotted ones are the definition
@@ -187,6 +200,7 @@ def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]
     by id."""
     asks_imports = bool(_ASKS_IMPORTS.search(query))
     literals = literal_patterns(terms)
+    lookup = bool(literals) and is_lookup(query, terms)
     for doc_id in order:
         row = rows[doc_id]
         code = row.get("kind") == "code"
@@ -205,6 +219,9 @@ def adjust(order: list[str], rows: dict[str, dict], query: str, terms: list[str]
         if literals and holds(row, literals):
             factor *= DEFINES
             notes["holds"] = DEFINES
+        elif lookup and "defines" not in notes:
+            factor *= SECONDARY
+            notes["lacks"] = SECONDARY
         row["_score"] *= factor
         if notes:
             row["_signals"]["code"] = notes

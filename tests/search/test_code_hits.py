@@ -416,3 +416,7 @@ def test_chunks_that_write_the_identifier_carry_the_literal_prior(tmp_path, buil
     assert holding and all(h.signals["code"]["holds"] == 2.0 for h in holding)
     assert all("holds" not in h.signals.get("code", {}) for h in hits if h not in holding)
     assert hits[0] in holding
+    # the query is nothing but the name: the methods lacking it count half
+    assert all(h.signals["code"].get("lacks") == 0.5 for h in hits if h not in holding)
+    asked = search(settings, Query("where is authenticate_user! written", limit=5)).hits
+    assert all("lacks" not in h.signals.get("code", {}) for h in asked)

@@ -17,7 +17,7 @@ def rows(*specs):
 def test_tests_are_halved_and_a_named_definition_counts_double():
     order, table = rows(("t", "tests/test_a.py", "test_f", 0.9), ("m", "a.py", "g", 0.6),
                         ("d", "b.py", "parse_config", 0.4))
-    got = code_rank.adjust(order, table, "parse_config", ["parse_config"])
+    got = code_rank.adjust(order, table, "where is parse_config", ["parse_config"])
     assert got == ["d", "m", "t"]
     assert table["t"]["_score"] == 0.9 * code_rank.SECONDARY
     assert table["d"]["_score"] == 0.4 * code_rank.DEFINES
@@ -54,7 +54,10 @@ def test_a_named_definition_that_no_signal_scored_stays_below_every_scored_hit()
 
 def test_a_named_definition_does_not_jump_a_hit_scoring_more_than_twice_it():
     order, table = rows(("m", "a.py", "g", 0.9), ("d", "b.py", "parse_config", 0.3))
-    assert code_rank.adjust(order, table, "parse_config", ["parse_config"]) == ["m", "d"]
+    assert code_rank.adjust(order, table, "where is parse_config", ["parse_config"]) == ["m", "d"]
+    # the query is nothing but the name, and `g` does not write it: it counts half
+    order, table = rows(("m", "a.py", "g", 0.9), ("d", "b.py", "parse_config", 0.3))
+    assert code_rank.adjust(order, table, "parse_config", ["parse_config"]) == ["d", "m"]
 
 
 def test_a_module_qualified_name_names_the_definition_in_that_module_only():
@@ -153,6 +156,12 @@ def test_a_chunk_holding_the_identifier_as_written_counts_double():
     terms = code_rank.symbol_terms("authenticate_user!")
     assert code_rank.adjust(order, table, "authenticate_user!", terms) == ["h", "m", "l"]
     assert table["h"]["_signals"]["code"] == {"holds": code_rank.DEFINES}
+    # the whole query is the name: what lacks it counts half (identifier-lookups)
+    assert table["m"]["_signals"]["code"] == {"lacks": code_rank.SECONDARY}
+    assert code_rank.is_lookup("authenticate_user!", terms)
+    assert not code_rank.is_lookup("where is authenticate_user! defined",
+                                   code_rank.symbol_terms("where is authenticate_user! defined"))
+    assert not code_rank.is_lookup("kettles", ["kettles"])  # a word, not an identifier
     assert code_rank.literal_patterns(["validators.validates", "parseConfig"])[0].pattern \
         .endswith("parseConfig(?![\\w$])")  # dotted names are the definition rule's
 
