@@ -559,6 +559,10 @@ class _Tiler:
 
     def _signature(self, item: Node, node: Node, body: Node | None) -> str:
         """The definition's header up to its body, on one line (decorators left out)."""
+        if self.grammar.targets and node.type == "expression_statement":
+            call = node.named_children[0]  # a target: its rule and name, `py_binary(name = "cli")`
+            rule = self._text(call.child_by_field_name("function"))
+            return f'{rule}(name = "{self._target(node)}")'[:_MAX_SIGNATURE]
         start = node.start_byte if item.type == "decorated_definition" else item.start_byte
         end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
         if self.grammar.opener:

@@ -464,3 +464,10 @@ def test_a_files_kind_is_its_vaults_except_code_anywhere_and_prose_in_code():
     assert in_code == {"markdown": "notes", "rst": "notes", "asciidoc": "notes",
                        "org": "notes", "latex": "notes", "html": "docs", "pdf": "docs",
                        "notebook": "docs", "text": "code", "hook:pandoc": "code"}
+
+
+def test_a_bazel_target_reads_as_its_rule_and_name() -> None:
+    """A multi-line rule call's first line (``py_binary(``) said nothing of the target."""
+    text = 'py_binary(\n    name = "cli",\n    srcs = ["cli.py"],\n)\n'
+    chunk = code_handler(text, "tools/BUILD", Limits(min_chars=0)).chunks[0]
+    assert (chunk.symbol, chunk.context) == ("cli", 'target cli: py_binary(name = "cli")')
