@@ -112,7 +112,10 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("haskell", "function", r"^\((?P<name>[!#$%&*+./<=>?@\\^|~:-]+)\)\s*::"),  # (.:?) :: ...
     ("haskell", "class", r"^(?:data|newtype|type|class)\s+(?:family\s+|instance\s+)?"
      r"(?:[^=]*=>\s*)?(?P<name>[A-Z][\w']*)"),
-    ("haskell", "", r"^(?:instance|deriving\s+instance)\b"),
+    # an instance is named by its class and type: `instance ToJSON a => ToJSON (Maybe a)`
+    # is `ToJSON Maybe` (no type constructor, as for a tuple: the class alone)
+    ("haskell", "", r"^(?:deriving\s+)?instance\s+(?:[^=]*=>\s*)?(?P<name>[A-Z][\w']*)"
+     r"(?:\s+\(?(?:[A-Z][\w']*\.)*(?P<of>[A-Z][\w']*))?"),
     # OCaml: let-bindings (`and` for mutual recursion), types, modules; `val` in .mli
     ("ocaml", "function", r"^(?:let|and)\s+(?:rec\s+)?(?P<name>[a-z_][\w']*)"),
     ("ocaml", "function", r"^(?:val|external)\s+(?P<name>[a-z_][\w']*)"),
@@ -493,6 +496,8 @@ def _match(line: str, spec: _Language) -> tuple[tuple[str, ...], str] | None:
             continue
         groups = m.groupdict()
         name = groups.get("name") or groups.get("image") or ""
+        if groups.get("of"):  # the type an instance is of: `ToJSON Maybe`
+            name = f"{name} {groups['of']}"
         receiver = (groups.get("recv") or "").split()
         if receiver and name:  # Go method: func (s *Server) Start()
             owner = receiver[-1].lstrip("*").split("[")[0]

@@ -275,13 +275,13 @@ CLAUSE_LANGUAGES = [
      "uri_qs(Qs) ->\n\t<<\"?\", Qs/binary>>.\n",
      [(1, 2, "", ""), (4, 8, "uri_port", "function"), (10, 11, "uri_qs", "function")]),
     # Haskell: a function starts at its signature (its Haddock comment above), its
-    # equations follow; an instance is a block of its own
+    # equations follow; an instance is a block of its own, named by class and type
     ("src/Types.hs", "module Types where\n\n-- | Parse an index.\nparseIndex :: Int -> Value\n"
      "parseIndex 0 = Null\nparseIndex n = Number n\n\n{-| A value. -}\ndata Value = Null\n"
      "\ninstance Show Value where\n  show _ = \"v\"\n\n(.:?) :: Object -> Key -> Parser a\n"
      "(.:?) = explicitParseFieldMaybe parseJSON\n",
      [(1, 1, "", ""), (3, 6, "parseIndex", "function"), (8, 9, "Value", "class"),
-      (11, 12, "", ""), (14, 15, ".:?", "function")]),  # an operator, by its signature
+      (11, 12, "Show Value", ""), (14, 15, ".:?", "function")]),  # an operator, by its signature
 ]
 DOC_ABOVE_LANGUAGES = [
     # Julia: a docstring right above joins the definition; short and long function forms
