@@ -46,7 +46,6 @@ from vq.core.lock import holder_file
 from vq.core.mounts import network_fs
 from vq.core.settings import Settings, Vault
 from vq.core.test_paths import VENDORED_DIRS as CODE_VENDORED_DIRS
-from vq.core.test_paths import is_secondary
 from vq.core.walk_cache import Listing, VaultCache, WalkCache, no_gc, rules_key
 
 __all__ = ["Discovery", "FileEntry", "Problem", "SizeCap", "UNCAPPED", "Walker", "discover",
@@ -151,10 +150,10 @@ class Discovery:
     pruned: list[tuple[str, str, str]] = field(default_factory=list)
     # every vault walked found exactly what the cached walk found (``vq.core.walk_cache``)
     same_as_cache: bool = False
-    # files no reader claims outside tests, fixtures and examples, by extension (or
-    # name): (count, one's path in its vault), from the folders listed afresh; `vq init`
-    # says which text formats vq leaves unread
-    unclaimed: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # the files no reader claims (paths in their vault), when the walk is asked for them
+    # (`vq init` says which text formats vq leaves unread); None otherwise: a build's walk
+    # does no work for it
+    unclaimed: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -208,15 +207,18 @@ def own_paths(settings: Settings) -> frozenset[str]:
 
 def discover(vaults: tuple[Vault, ...] | list[Vault], cap: SizeCap,
              hooked: frozenset[str] = frozenset(),
-             own: frozenset[str] = frozenset(), cache: WalkCache | None = None) -> Discovery:
+             own: frozenset[str] = frozenset(), cache: WalkCache | None = None,
+             unclaimed: bool = False) -> Discovery:
     """Stat-walk every vault; a missing root is reported in ``missing_roots``.
 
     ``hooked``: extensions (``".docx"``) a preprocessing hook reads, so claimed.
     ``own``: real paths never walked (``own_paths``), counted as "vq's own files".
     ``cache``: folder listings to reuse and refresh (``vq.core.walk_cache``).
+    ``unclaimed``: list the files no reader claims (``Discovery.unclaimed``), from the
+    folders listed afresh (a cached listing keeps only their count).
     """
     with no_gc():
-        return _discover(vaults, cap, hooked, own, cache)
+        return _discover(vaults, cap, hooked, own, cache, [] if unclaimed else None)
 
 
 def planted_root(vault: Vault, out: Discovery) -> bool:
@@ -236,9 +238,9 @@ def planted_root(vault: Vault, out: Discovery) -> bool:
 
 
 def _discover(vaults: tuple[Vault, ...] | list[Vault], cap: SizeCap,
-              hooked: frozenset[str], own: frozenset[str], cache: WalkCache | None
-              ) -> Discovery:
-    out = Discovery()
+              hooked: frozenset[str], own: frozenset[str], cache: WalkCache | None,
+              unclaimed: list[str] | None) -> Discovery:
+    out = Discovery(unclaimed=unclaimed)
     same = cache is not None and bool(vaults)
     for vault in vaults:
         root = vault.path
@@ -394,17 +396,10 @@ class Walker:
                 skipped[kind] += 1
                 if kind in ("vendored", "excluded") and entry.is_dir(follow_symlinks=False):
                     pruned.append((rel, kind))
-                elif kind == "unclaimed":
-                    self._note_unclaimed(entry.name, rel)
+                elif kind == "unclaimed" and self.out.unclaimed is not None:
+                    self.out.unclaimed.append(rel)
         return (mtime, rules, tuple(names), tuple(links), tuple(dirs),
                 tuple(sorted(skipped.items())), tuple(pruned), b"")
-
-    def _note_unclaimed(self, name: str, rel: str) -> None:
-        if is_secondary(rel):
-            return  # a test's fixtures (aeson's 558 .tok files) leave nothing unsearchable
-        key = suffix(name) or name
-        count, sample = self.out.unclaimed.get(key, (0, rel))
-        self.out.unclaimed[key] = (count + 1, sample)
 
     def _classify(self, entry: os.DirEntry, rel: str, ignores: tuple[Ignore, ...]) -> str:
         try:

@@ -136,7 +136,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     index = sources.index
     models = models or models_for(settings, index)
     res = Result([], q.method, q.method, index.meta.model, filters=q.filters.active())
-    record = read_record(settings.build_lock)  # one read: the notice and the fusion's
+    record = read_record(settings.build_lock)  # one read: the notices and the fusion's
     res.notices += embedding_notices(settings.build_lock, record)
     preds = predicates(index, q.filters)
     where = combine(preds)
@@ -162,7 +162,7 @@ def _search(settings: Settings, q: Query, sources: Sources | None,
     record_status.fill(res.hits, settings)
     if not res.hits and preds:
         res.empty_filter = explain_empty(index, preds)
-    _note_staleness(settings, index, res)
+    _note_staleness(settings, index, res, record)
     res.seconds = time.perf_counter() - started
     return res
 
@@ -448,10 +448,11 @@ def _rerank(settings: Settings, models: QueryModels, q: Query, ranked: list[str]
     return [top[j] for j in order] + ranked[len(top):]
 
 
-def _note_staleness(settings: Settings, index: store.Index, res: Result) -> None:
+def _note_staleness(settings: Settings, index: store.Index, res: Result,
+                    record: dict | None) -> None:
     from vq.query.staleness import staleness
 
-    stale = staleness(settings, index, res.hits)
+    stale = staleness(settings, index, res.hits, record)
     res.stale, res.stale_hits = stale.to_json(), stale.hits
     if res.stale:
         res.notices.append(res.stale["note"])

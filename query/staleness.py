@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vq.core import paths, store
-from vq.core.build_progress import read_record
 from vq.core.lock import lock_state
 from vq.core.settings import Settings
 from vq.core.watching import SHOWN_PATHS, read_state
@@ -77,17 +76,20 @@ class Staleness:
                 "too_old": self.too_old}
 
 
-def _files_read(settings: Settings) -> str:
-    """"; 40 of 88 files read" while the running build reads: the first build's results
-    come from the files written so far, and this says how many that is."""
-    record = read_record(settings.build_lock) or {}
-    done, total = record.get("files_done"), record.get("files_total")
+def _files_read(record: dict[str, Any] | None) -> str:
+    """"; 40 of 88 files read" while the running build reads (``record``: its progress,
+    as the search read it once): a first build's results come from the files written so
+    far, and this says how many that is."""
+    done, total = (record or {}).get("files_done"), (record or {}).get("files_total")
     if not isinstance(done, int) or not isinstance(total, int) or not 0 <= done < total:
         return ""
     return f"; {done:,} of {total:,} files read"
 
 
-def staleness(settings: Settings, index: store.Index, hits: list[Any]) -> Staleness:
+def staleness(settings: Settings, index: store.Index, hits: list[Any],
+              record: dict[str, Any] | None = None) -> Staleness:
+    """What may be stale about ``hits``; ``record``: the running build's progress
+    (``build_progress.read_record``), which the search has read already."""
     out = Staleness(schedule_seconds=cron_seconds(settings.schedule.cron))
     watch = read_state(settings.index_dir)
     changed = set(watch.pending) if watch else set()
@@ -100,7 +102,7 @@ def staleness(settings: Settings, index: store.Index, hits: list[Any]) -> Stalen
         out.swept = watch.mode == "sweeping"
         out.schedule_seconds = watch.sweep_seconds if out.swept else None
     if not out.building and (held := lock_state(settings.build_lock)):
-        out.building = f"a build is running ({held}{_files_read(settings)})"
+        out.building = f"a build is running ({held}{_files_read(record)})"
     out.hits = _stale_hits(index, hits)
     extra = sorted({f"{h.vault}/{h.path}" for h in hits if h.id in out.hits} - changed)
     out.changed = sorted(changed) + extra

@@ -306,10 +306,11 @@ _METHOD = _Language(
 _MEMBER = (r"^(?:(?:static|external|factory|const|abstract|public|private|protected|final|"
            r"synchronized)\s+)*(?:[\w<>?,.\[\] ]+?\s+)?(?:get\s+|set\s+|operator\s*)?"
            r"(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\(" + _DART_PARAMS)
+_MEMBER_PATTERNS = (_Pattern(re.compile(_MEMBER), "method"),)
 _MEMBERS: dict[str, _Language] = {
     "python": _METHOD,
-    "dart": replace(_LANGUAGES["dart"], patterns=(_Pattern(re.compile(_MEMBER), "method"),)),
-    "groovy": replace(_LANGUAGES["groovy"], patterns=(_Pattern(re.compile(_MEMBER), "method"),)),
+    "dart": replace(_LANGUAGES["dart"], patterns=_MEMBER_PATTERNS),
+    "groovy": replace(_LANGUAGES["groovy"], patterns=_MEMBER_PATTERNS),
     "zig": replace(_LANGUAGES["zig"], patterns=tuple(
         replace(p, kind="method") for p in _LANGUAGES["zig"].patterns if p.kind == "function")),
     "ocaml": replace(_LANGUAGES["ocaml"], patterns=tuple(
